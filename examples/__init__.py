@@ -1,0 +1,1 @@
+"""The bundled C example programs (calibration and demonstration suite); see ``catalog.json``."""

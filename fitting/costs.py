@@ -1,0 +1,55 @@
+"""The machine costs perfeq knows: one declarative table used by every fitting module.
+
+Each cost beta is seconds per counted event; the symbolic stage counts the events (chi), the fit
+and hand-written machine profiles price them.  ``const`` is the optional per-run start-up term.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CostSpec:
+    """One machine cost: its name, what one count is, and the unit it is displayed in."""
+
+    name: str
+    event: str  # what one count of this cost is, e.g. "message"
+    unit: str  # display unit of the cost, e.g. "us" (the value is stored in seconds)
+    unit_seconds: float  # seconds per display unit, e.g. 1e-6 for "us"
+    description: str
+
+    @property
+    def display_unit(self) -> str:
+        """The unit a value is printed in, e.g. ``"us/message"``."""
+        return f"{self.unit}/{self.event}"
+
+
+# The order is fixed for the project: design-matrix columns, CSV columns and profiles follow it.
+COST_SPECS: tuple[CostSpec, ...] = (
+    CostSpec("ops", "op", "ns", 1e-9, "seconds per operation"),
+    CostSpec("par", "transition", "us", 1e-6, "seconds per serial/parallel transition"),
+    CostSpec("l1", "L1 miss", "ns", 1e-9, "seconds per L1 cache miss"),
+    CostSpec("l2", "L2 miss", "ns", 1e-9, "seconds per L2/last-level cache miss"),
+    CostSpec("page", "fault", "us", 1e-6, "seconds per page fault"),
+    CostSpec("startup", "message", "us", 1e-6, "seconds per message on the critical path"),
+    CostSpec("bytes", "byte", "ns", 1e-9, "seconds per byte transmitted"),
+)
+
+# The optional fixed start-up term (e.g. MPI_Init): its count is 1 for every run.
+INTERCEPT_SPEC = CostSpec("const", "run", "ms", 1e-3, "seconds per run (fixed start-up term)")
+
+COSTS: tuple[str, ...] = tuple(spec.name for spec in COST_SPECS)
+INTERCEPT = INTERCEPT_SPEC.name
+_SPECS = {spec.name: spec for spec in (*COST_SPECS, INTERCEPT_SPEC)}
+
+
+def cost_spec(name: str) -> CostSpec:
+    """The spec of cost ``name`` (a count cost or ``const``); KeyError if unknown."""
+    return _SPECS[name]
+
+
+def canonical_order(names: set[str] | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` in the project's fixed cost order, ``const`` last."""
+    order = (*COSTS, INTERCEPT)
+    return tuple(name for name in order if name in set(names))

@@ -1,0 +1,70 @@
+"""The ``perfeq`` command line: one subcommand per pipeline step.
+
+Each stage contributes its subcommands through a ``commands`` module with a
+``register(subparsers)`` function; a subcommand handler takes the parsed arguments and returns the
+exit status.  Errors are caught once, here, and printed as a single ``perfeq: error: ...`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from perfeq import __version__
+from perfeq.errors import PerfeqError
+
+# Modules that register subcommands, in the order of the pipeline.  A module that is not there
+# yet (a stage still being built) is skipped, so the CLI always shows what exists.
+COMMAND_MODULES = (
+    "perfeq.instrument.commands",
+    "perfeq.runtime.commands",
+    "perfeq.symbolic.commands",
+    "perfeq.fitting.commands",
+    "perfeq.fitting.rank_commands",
+    "perfeq.fitting.scaling_commands",
+    "perfeq.tour",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="perfeq",
+        description="Predict the run time of C/MPI/OpenMP programs from one small instrumented run.",
+    )
+    parser.add_argument("--version", action="version", version=f"perfeq {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except PerfeqError as exc:
+        print(f"perfeq: error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("perfeq: error: interrupted", file=sys.stderr)
+        return 130
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"perfeq: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+/* perfeq_rt.h -- the perfeq runtime library: counts what one small instrumentation run does.
+ *
+ * Part of perfeq stage 2 (runtime/).  The instrumenter (perfeq.instrument) inserts the PERFEQ_*
+ * macros below into a copy of the user's source; this library, linked into the program, keeps the
+ * counters per call-graph context and writes a trace (JSON Lines, format "perfeq-trace" version 1,
+ * see docs/trace.md) when the program ends (MPI_Finalize, return from main, or exit()).
+ *
+ * Conventions (the Caliper / Score-P mould):
+ *   - every public name starts with perfeq_ / PERFEQ_; instrumented code uses the locals
+ *     perfeq__x (the current context) and perfeq__c (its counter array);
+ *   - integer site ids: the instrumenter gives every function, block, loop, conditional, call site,
+ *     MPI call and value slot of a translation unit ("unit") a small integer, and describes them in
+ *     the unit's descriptor file (docs/descriptors.md); there are no string look-ups per event;
+ *   - compile with -DPERFEQ_OFF and every hook becomes nothing (conditions stay as written), so
+ *     one instrumented source builds both ways;
+ *   - the library never aborts the host program: a failed fopen/malloc or a misnested hook prints
+ *     one line on stderr ("perfeq: ..."), stops recording, and marks the trace; the program's
+ *     output and exit status are unchanged.
+ *
+ * Environment variables (read once, at the first hook):
+ *   PERFEQ_TRACE    trace path; "%r" is replaced by the MPI rank (default "perfeq.%r.trace";
+ *                   `perfeq run` sets it to a private folder and merges the per-rank files)
+ *   PERFEQ_ENABLE   "0" turns recording off at run time (hooks still run, nothing is written)
+ *   PERFEQ_VERBOSE  "1" prints where the trace was written on stderr
+ *
+ * Threads: contexts are per thread (thread-local stacks).  Counters incremented inside an OpenMP
+ * parallel region use the *_MT macros, which index a per-thread slab of the context's counters
+ * (no atomics, no false sharing); the trace sums the slabs.
+ */
+#ifndef PERFEQ_RT_H
+#define PERFEQ_RT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERFEQ_ABI_VERSION 1
+
+typedef unsigned long long perfeq_count_t;
+
+/* Static description of one function of a unit (emitted by the instrumenter). */
+typedef struct perfeq_func {
+    const char *name;      /* the C name of the function */
+    int nslots;            /* counters: blocks, loop entries/iterations, conditionals, regions... */
+    int nvalues;           /* value slots: loop bounds, sizes, parameters recorded at run time */
+} perfeq_func_t;
+
+/* Static description of one instrumented translation unit (one per instrumented .c file). */
+typedef struct perfeq_unit {
+    int abi_version;              /* PERFEQ_ABI_VERSION when instrumented */
+    const char *source;           /* the original source path, as given to the instrumenter */
+    const char *descriptors;      /* absolute path of the unit's descriptor JSON */
+    const char *digest;           /* sha256 of the original source text (hex) */
+    int nfuncs;
+    const perfeq_func_t *funcs;
+    struct perfeq_unit *next;     /* runtime use: list of registered units */
+    int registered;               /* runtime use */
+} perfeq_unit_t;
+
+/* Statistics of one value slot in one context. */
+typedef struct perfeq_value_stat {
+    perfeq_count_t n;
+    double first, last, min, max, sum;
+} perfeq_value_stat_t;
+
+/* One call-graph context: a function entered from a call site (in its parent's context). */
+typedef struct perfeq_ctx perfeq_ctx_t;
+
+/* ---- the functions the macros call (library API) ------------------------------------------- */
+
+/* Enter function `func` of `unit`.  The call site is the one announced by perfeq_call_site() just
+ * before the call (if it names this function), else "unknown" (-1).  Returns the context, never
+ * NULL (when recording is off, a scratch context is returned). */
+perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func);
+/* Leave the context entered last on this thread (called through a cleanup guard). */
+void perfeq_leave(perfeq_ctx_t *ctx);
+void perfeq_leave_guard(perfeq_ctx_t **ctx);
+/* The counter array of a context (nslots counters, times max threads when it has *_MT sites). */
+perfeq_count_t *perfeq_counts(perfeq_ctx_t *ctx);
+/* Per-thread slab for *_MT counters inside OpenMP parallel regions. */
+perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx);
+/* Announce the next user-function call: from `unit`'s call site `site` to the function named `callee`
+ * (a string literal from the unit's table; compared by pointer first, then by content). */
+void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee);
+/* Announce the next MPI call: MPI call site `site` of `unit` in context `ctx` (read by the PMPI
+ * wrappers, then cleared). */
+void perfeq_mpi_site(perfeq_ctx_t *ctx, int site);
+/* Record a value (loop bound at entry, allocation size, parameter) in value slot `slot` of `ctx`. */
+void perfeq_value(perfeq_ctx_t *ctx, int slot, double value);
+/* Record an allocation size and return it unchanged (wraps malloc/calloc/realloc size arguments). */
+size_t perfeq_size(perfeq_ctx_t *ctx, int slot, size_t bytes);
+/* Record a problem-size parameter by name (global, not per context). */
+void perfeq_param(const char *name, double value);
+/* Write the trace now (also done automatically at MPI_Finalize and at exit). */
+void perfeq_finish(void);
+
+/* ---- the macros the instrumenter inserts --------------------------------------------------- */
+#ifndef PERFEQ_OFF
+
+/* At the start of every instrumented function body. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
+    perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq_leave_guard))) =                       \
+        perfeq_enter(&(unit), (func));                                                           \
+    perfeq_count_t *perfeq__c = perfeq_counts(perfeq__x);                                        \
+    (void)perfeq__c;
+#else
+#error "perfeq: the instrumented source needs a compiler with __attribute__((cleanup)) (GCC, Clang, Intel, NVHPC)"
+#endif
+
+#define PERFEQ_BLOCK(k)         (perfeq__c[(k)]++)
+#define PERFEQ_BLOCK_MT(k)      (perfeq_counts_mt(perfeq__x)[(k)]++)
+/* Loop condition: slot k counts exits (false), slot k+1 iterations (true). */
+#define PERFEQ_ITER(k, cond)    ((cond) ? (perfeq__c[(k) + 1]++, 1) : (perfeq__c[(k)]++, 0))
+#define PERFEQ_ITER_MT(k, cond) ((cond) ? (perfeq_counts_mt(perfeq__x)[(k) + 1]++, 1)          \
+                                        : (perfeq_counts_mt(perfeq__x)[(k)]++, 0))
+/* Empty loop condition (for (;;)): counts iterations only. */
+#define PERFEQ_ITER_ALWAYS(k)   (perfeq__c[(k) + 1]++, 1)
+/* Conditional: slot k counts false, slot k+1 true evaluations. */
+#define PERFEQ_COND(k, cond)    PERFEQ_ITER(k, cond)
+#define PERFEQ_COND_MT(k, cond) PERFEQ_ITER_MT(k, cond)
+/* Statement hooks. */
+#define PERFEQ_LOOP_ENTER(k)    (perfeq__c[(k)]++)
+#define PERFEQ_VALUE(v, x)      perfeq_value(perfeq__x, (v), (double)(x))
+#define PERFEQ_SIZE(v, x)       perfeq_size(perfeq__x, (v), (size_t)(x))
+#define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
+#define PERFEQ_REGION(k)        (perfeq__c[(k)]++)
+/* Expression prefixes: PERFEQ_CALL(unit, site, "callee") , f(args)  (always inside parentheses). */
+#define PERFEQ_CALL(unit, site, callee) perfeq_call_site(&(unit), (site), (callee))
+#define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
+
+#else /* PERFEQ_OFF: every hook is nothing, conditions stay as written */
+
+#define PERFEQ_FUNC_BEGIN(unit, func)
+#define PERFEQ_BLOCK(k)         ((void)0)
+#define PERFEQ_BLOCK_MT(k)      ((void)0)
+#define PERFEQ_ITER(k, cond)    (cond)
+#define PERFEQ_ITER_MT(k, cond) (cond)
+#define PERFEQ_ITER_ALWAYS(k)   1
+#define PERFEQ_COND(k, cond)    (cond)
+#define PERFEQ_COND_MT(k, cond) (cond)
+#define PERFEQ_LOOP_ENTER(k)    ((void)0)
+#define PERFEQ_VALUE(v, x)      ((void)0)
+#define PERFEQ_SIZE(v, x)       (x)
+#define PERFEQ_PARAM(name, x)   ((void)0)
+#define PERFEQ_REGION(k)        ((void)0)
+#define PERFEQ_CALL(unit, site, callee) ((void)0)
+#define PERFEQ_MPI(site)        ((void)0)
+
+#endif /* PERFEQ_OFF */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFEQ_RT_H */
