@@ -22,10 +22,25 @@
  *                   `perfeq run` sets it to a private folder and merges the per-rank files)
  *   PERFEQ_ENABLE   "0" turns recording off at run time (hooks still run, nothing is written)
  *   PERFEQ_VERBOSE  "1" prints where the trace was written on stderr
+ *   PERFEQ_MAX_CONTEXTS  stop recording (with a message) after this many contexts; a guard
+ *                   against deep recursion (default: no limit)
  *
- * Threads: contexts are per thread (thread-local stacks).  Counters incremented inside an OpenMP
- * parallel region use the *_MT macros, which index a per-thread slab of the context's counters
- * (no atomics, no false sharing); the trace sums the slabs.
+ * When the trace is written: the header line when recording starts (the first hook, or for MPI
+ * programs MPI_Init, once the rank is known), everything else once, at MPI_Finalize (before
+ * PMPI_Finalize), at exit() / return from main, or at perfeq_finish(); nothing is recorded after.
+ * A crash leaves a trace without footer, which the reader reports as incomplete.
+ *
+ * Threads: contexts are per thread (thread-local stacks; a context belongs to the thread that
+ * created it, so the plain macros never race).  Counters incremented inside an OpenMP parallel
+ * region use the *_MT macros, which index a per-thread slab of the context's counters, allocated
+ * at the thread's first use (no atomics, no false sharing); the trace sums the slabs.  A worker
+ * thread that calls an instrumented function has no context of its own yet: its calls hang under
+ * the context that last executed PERFEQ_REGION (the function holding the parallel region), as
+ * contexts of that thread; the call graph merges the threads.
+ *
+ * OpenMP worksharing loops (#pragma omp for) must keep their condition in canonical form, so
+ * PERFEQ_ITER_MT cannot wrap it: count their iterations with PERFEQ_ITER_BODY_MT(k) at the top of
+ * the body (slot k+1, like PERFEQ_ITER) and their exit with PERFEQ_BLOCK(k) before the pragma.
  */
 #ifndef PERFEQ_RT_H
 #define PERFEQ_RT_H
@@ -77,12 +92,16 @@ perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func);
 /* Leave the context entered last on this thread (called through a cleanup guard). */
 void perfeq_leave(perfeq_ctx_t *ctx);
 void perfeq_leave_guard(perfeq_ctx_t **ctx);
-/* The counter array of a context (nslots counters, times max threads when it has *_MT sites). */
+/* The counter array of a context (nslots counters). */
 perfeq_count_t *perfeq_counts(perfeq_ctx_t *ctx);
-/* Per-thread slab for *_MT counters inside OpenMP parallel regions. */
+/* Per-thread slab (nslots counters) of `ctx` for *_MT counters inside OpenMP parallel regions; the
+ * thread that owns `ctx` gets its counter array itself. */
 perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx);
 /* Announce the next user-function call: from `unit`'s call site `site` to the function named `callee`
- * (a string literal from the unit's table; compared by pointer first, then by content). */
+ * (a string literal from the unit's table; compared by pointer first, then by content; NULL for a
+ * call through a function pointer, which matches whichever instrumented function is entered next).
+ * Announcements wait until the callee is entered from the announcing function, so calls in the
+ * arguments of a call (f(g(x))) are attributed correctly. */
 void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee);
 /* Announce the next MPI call: MPI call site `site` of `unit` in context `ctx` (read by the PMPI
  * wrappers, then cleared). */
@@ -91,6 +110,9 @@ void perfeq_mpi_site(perfeq_ctx_t *ctx, int site);
 void perfeq_value(perfeq_ctx_t *ctx, int slot, double value);
 /* Record an allocation size and return it unchanged (wraps malloc/calloc/realloc size arguments). */
 size_t perfeq_size(perfeq_ctx_t *ctx, int slot, size_t bytes);
+/* Count an entry into an OpenMP parallel region in slot `slot` of `ctx`, and make `ctx` the base
+ * context of worker threads (see "Threads" above). */
+void perfeq_region(perfeq_ctx_t *ctx, int slot);
 /* Record a problem-size parameter by name (global, not per context). */
 void perfeq_param(const char *name, double value);
 /* Write the trace now (also done automatically at MPI_Finalize and at exit). */
@@ -104,8 +126,7 @@ void perfeq_finish(void);
 #define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
     perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq_leave_guard))) =                       \
         perfeq_enter(&(unit), (func));                                                           \
-    perfeq_count_t *perfeq__c = perfeq_counts(perfeq__x);                                        \
-    (void)perfeq__c;
+    perfeq_count_t *perfeq__c __attribute__((unused)) = perfeq_counts(perfeq__x);
 #else
 #error "perfeq: the instrumented source needs a compiler with __attribute__((cleanup)) (GCC, Clang, Intel, NVHPC)"
 #endif
@@ -126,7 +147,9 @@ void perfeq_finish(void);
 #define PERFEQ_VALUE(v, x)      perfeq_value(perfeq__x, (v), (double)(x))
 #define PERFEQ_SIZE(v, x)       perfeq_size(perfeq__x, (v), (size_t)(x))
 #define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
-#define PERFEQ_REGION(k)        (perfeq__c[(k)]++)
+#define PERFEQ_REGION(k)        perfeq_region(perfeq__x, (k))
+/* Iteration of an OpenMP worksharing loop, at the top of its body: slot k+1 (see above). */
+#define PERFEQ_ITER_BODY_MT(k)  (perfeq_counts_mt(perfeq__x)[(k) + 1]++)
 /* Expression prefixes: PERFEQ_CALL(unit, site, "callee") , f(args)  (always inside parentheses). */
 #define PERFEQ_CALL(unit, site, callee) perfeq_call_site(&(unit), (site), (callee))
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
@@ -146,6 +169,7 @@ void perfeq_finish(void);
 #define PERFEQ_SIZE(v, x)       (x)
 #define PERFEQ_PARAM(name, x)   ((void)0)
 #define PERFEQ_REGION(k)        ((void)0)
+#define PERFEQ_ITER_BODY_MT(k)  ((void)0)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
 #define PERFEQ_MPI(site)        ((void)0)
 

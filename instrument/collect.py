@@ -1,0 +1,1044 @@
+"""Collect descriptors and plan insertions for one translation unit (instrument stage).
+
+Read-only: walks the pycparser AST of the preprocessed file, finds the matching positions in the
+original text (perfeq.instrument.source), and returns frozen descriptor records plus a list of
+:class:`Insertion` (text to put at an offset of the original source).  Nothing is written here;
+perfeq.instrument.insert applies the insertions.
+
+Blocks: a basic block starts at a function or compound entry, a loop body, an if/else branch, a
+case or label, and after every control statement or jump; its counter is incremented once per
+execution.  A loop's iterations are the executions of its body block, its entries a counter before
+it; an if's evaluations are the executions of the block it stands in, its takes those of its then
+block.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.instrument.source import SourceError, SourceText
+
+ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
+ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
+OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
+OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
+OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+
+
+@dataclass(order=True)
+class Insertion:
+    """Text to insert at an offset of the original source.
+
+    At one offset, closers come before openers, inner closers before outer ones, outer openers
+    before inner ones, and otherwise the order they were planned in.
+    """
+
+    offset: int
+    rank: int  # 0: closer, 1: opener
+    depth: int  # negated for closers, so that inner closers come first
+    seq: int
+    text: str = field(compare=False)
+
+
+@dataclass
+class _Block:
+    id: int
+    slot: int | None
+    line: int
+    kind: str
+    loop: int | None
+    in_parallel: bool
+    ops: OpCount = ZERO
+
+
+class UnitCollector:
+    """Collects the descriptors and insertions of one unit."""
+
+    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str):
+        self.ast = ast
+        self.src = source
+        self.marker = marker_name
+        self.display = display
+        self.insertions: list[Insertion] = []
+        self.warnings: list[str] = []
+        self.typedefs: dict = {}
+        self.fields: dict = {}
+        self.globals = Scope()
+        self.user_functions: set[str] = set()
+        self.defined: list[c_ast.FuncDef] = []
+        self.unit = d.UnitDescriptors(source=display, digest="", instrumented="")
+        self._seq = 0
+        self._callgraph: dict[str, set[str]] = {}
+        self._mpi_calls = _mpi_table()
+
+    # ---- helpers --------------------------------------------------------------------------
+    def in_main(self, node: c_ast.Node) -> bool:
+        return node.coord is not None and node.coord.file == self.marker
+
+    def insert(self, offset: int, text: str, depth: int = 0, closing: bool = False) -> None:
+        self._seq += 1
+        self.insertions.append(Insertion(offset, 0 if closing else 1, -depth if closing else depth, self._seq, text))
+
+    def warn(self, line: int, col: int | None, message: str) -> None:
+        where = f"{self.display}:{line}:{col}" if col else f"{self.display}:{line}"
+        self.warnings.append(f"{where}: warning: {message}")
+
+    def tok(self, node: c_ast.Node, expected: str | None = None) -> int | None:
+        """Token index at the node's coordinate in the original text (None if it is not there)."""
+        if not self.in_main(node):
+            return None
+        index = self.src.token_at(node.coord.line, node.coord.column)
+        if index is None:
+            return None
+        if expected is not None and self.src.tokens[index].text != expected:
+            return None
+        return index
+
+    # ---- the unit -------------------------------------------------------------------------
+    def collect(self) -> d.UnitDescriptors:
+        for ext in self.ast.ext:
+            self._declare_global(ext)
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.FuncDef) and self.in_main(ext):
+                self.defined.append(ext)
+                self.user_functions.add(ext.decl.name)
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
+                self._global_shape(ext)
+        for index, funcdef in enumerate(self.defined):
+            FunctionCollector(self, funcdef, index).run()
+        self._mark_recursion()
+        self._macros()
+        self.unit.warnings = list(self.warnings)
+        return self.unit
+
+    def _declare_global(self, ext: c_ast.Node) -> None:
+        if isinstance(ext, c_ast.Typedef):
+            self.typedefs[ext.name] = type_of_decl(ext.type, self.typedefs)
+            self._fields_of(ext.type)
+        elif isinstance(ext, c_ast.FuncDef):
+            self.globals.names[ext.decl.name] = type_of_decl(ext.decl.type, self.typedefs)
+        elif isinstance(ext, c_ast.Decl):
+            self._fields_of(ext.type)
+            if ext.name:
+                self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
+                if isinstance(ext.type, c_ast.FuncDecl) and self.in_main(ext):
+                    self.user_functions.add(ext.name)
+
+    def _fields_of(self, node: c_ast.Node) -> None:
+        while isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
+            node = node.type
+        if isinstance(node, (c_ast.Struct, c_ast.Union)) and node.decls:
+            for member in node.decls:
+                if member.name:
+                    self.fields[member.name] = type_of_decl(member.type, self.typedefs)
+                self._fields_of(member.type)
+
+    def _global_shape(self, decl: c_ast.Decl) -> None:
+        if isinstance(decl.type, c_ast.ArrayDecl):
+            extents = self.array_extents(decl)
+            self.unit.shapes.append(
+                d.ArrayShape(len(self.unit.shapes), None, decl.name, decl.coord.line, "fixed", len(extents),
+                             extents, _element_text(decl.type), None)
+            )
+
+    def array_extents(self, decl: c_ast.Decl) -> list[str]:
+        """Original text of each [extent] after the declared name."""
+        index = self.tok(decl, decl.name)
+        extents: list[str] = []
+        node = decl.type
+        if index is None:
+            while isinstance(node, c_ast.ArrayDecl):
+                extents.append(_generate(node.dim))
+                node = node.type
+            return extents
+        j = index + 1
+        while j < len(self.src.tokens) and self.src.tokens[j].text == "[":
+            close = self.src.match_bracket(j)
+            extents.append(self.src.text_of(j + 1, close - 1))
+            j = close + 1
+        return extents
+
+    def _mark_recursion(self) -> None:
+        def reaches(start: str, target: str, seen: set[str]) -> bool:
+            for callee in self._callgraph.get(start, ()):
+                if callee == target:
+                    return True
+                if callee not in seen:
+                    seen.add(callee)
+                    if reaches(callee, target, seen):
+                        return True
+            return False
+
+        functions = []
+        for f in self.unit.functions:
+            recursive = reaches(f.name, f.name, set())
+            if recursive:
+                self.warn(f.line, None, f"recursion is not supported: '{f.name}' calls itself "
+                          "(directly or indirectly); its loops are modeled per context as measured")
+                self.unit.warnings = list(self.warnings)
+            functions.append(d.FunctionDescriptor(**{**f.__dict__, "recursive": recursive}))
+        self.unit.functions = functions
+
+    def _macros(self) -> None:
+        for tok in self.src.tokens:
+            if tok.kind != "pp":
+                continue
+            match = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s+(.*)", tok.text)
+            if match:
+                value = re.sub(r"/\*.*?\*/|//.*", "", match.group(2)).strip()
+                self.unit.macros[match.group(1)] = value
+
+
+class FunctionCollector:
+    """Walks one function: blocks, loops, conditionals, regions, calls, communication, shapes."""
+
+    def __init__(self, unit: UnitCollector, funcdef: c_ast.FuncDef, index: int):
+        self.u = unit
+        self.src = unit.src
+        self.funcdef = funcdef
+        self.index = index
+        self.name = funcdef.decl.name
+        self.nslots = 0
+        self.nvalues = 0
+        self.blocks: list[_Block] = []
+        self.block: _Block | None = None
+        self.loops: list[int] = []  # stack of enclosing loop ids
+        self.regions: list[int] = []  # stack of enclosing region ids
+        self.parallel = 0  # depth of lexically enclosing parallel constructs
+        self.scope = Scope(unit.globals)
+        self.assignments: list[d.Assignment] = []
+        self.params: list[str] = []
+        self.has_goto = False
+        self.last_block: int | None = None
+        self._after: tuple[int, int] = (0, 0)
+
+    # ---- ids and slots --------------------------------------------------------------------
+    def slot(self, n: int = 1) -> int:
+        first = self.nslots
+        self.nslots += n
+        return first
+
+    def value_slot(self) -> int:
+        self.nvalues += 1
+        return self.nvalues - 1
+
+    def counter(self) -> OpCounter:
+        return OpCounter(self.scope, self.u.fields, self.u.typedefs)
+
+    @property
+    def loop(self) -> int | None:
+        return self.loops[-1] if self.loops else None
+
+    def mt(self, name: str) -> str:
+        return f"{name}_MT" if self.parallel else name
+
+    def new_block(self, kind: str, line: int, offset: int | None, depth: int = 0) -> _Block:
+        """Start a block; its counter is inserted at ``offset`` (None: the entry block)."""
+        slot = None if offset is None else self.slot()
+        block = _Block(len(self.u.unit.blocks) + len(self.blocks), slot, line, kind, self.loop, bool(self.parallel))
+        self.blocks.append(block)
+        self.last_block = block.id
+        if offset is not None:
+            self.u.insert(offset, f" {self.mt('PERFEQ_BLOCK')}({slot}); ", depth)
+        self.block = block
+        return block
+
+    def add_ops(self, ops: OpCount) -> None:
+        if self.block is not None:
+            self.block.ops = self.block.ops + ops
+
+    # ---- the function ---------------------------------------------------------------------
+    def run(self) -> None:
+        fd = self.funcdef
+        decl_type = fd.decl.type
+        if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
+            for param in decl_type.args.params:
+                if isinstance(param, c_ast.Decl) and param.name:
+                    self.params.append(param.name)
+                    self.scope.names[param.name] = type_of_decl(param.type, self.u.typedefs)
+        brace = self.u.tok(fd.body, "{")
+        if brace is None:
+            self.u.warn(fd.coord.line, None, f"function '{self.name}' is not instrumented: its body "
+                        "does not start where the parser says (a macro?)")
+            return
+        for node in _walk(fd.body):
+            if isinstance(node, (c_ast.Goto, c_ast.Label)):
+                self.has_goto = True
+        first_block = len(self.u.unit.blocks)
+        self.new_block("entry", fd.body.coord.line, None)
+        self.u.insert(self.src.tokens[brace].end, f" PERFEQ_FUNC_BEGIN(perfeq__unit, {self.index}) ")
+        self.items(fd.body.block_items or [], depth=1)
+        for block in self.blocks:
+            self.u.unit.blocks.append(
+                d.BlockDescriptor(block.id, self.index, block.slot, block.line, block.kind, block.loop,
+                                  block.in_parallel, block.ops.to_dict())
+            )
+        self.u.unit.functions.append(
+            d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
+                                 first_block, False, self.assignments)
+        )
+
+    # ---- statements -----------------------------------------------------------------------
+    def items(self, items: list[c_ast.Node], depth: int) -> None:
+        pending_pragmas: list[c_ast.Pragma] = []
+        for item in items:
+            if isinstance(item, c_ast.Pragma):
+                pending_pragmas.append(item)
+                continue
+            self.statement(item, depth, pending_pragmas)
+            pending_pragmas = []
+
+    def statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> None:
+        """One statement inside a compound; control statements end the current block."""
+        parallel = [p for p in pragmas if OMP_PARALLEL.match(p.string) and not OMP_LOOP.match(p.string)]
+        if parallel and not isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            end = self.region_statement(node, depth, parallel[-1])
+            if end is not None:
+                self.block = None
+                self._after = (end, node.coord.line)
+            return
+        handler = getattr(self, "stmt_" + type(node).__name__, None)
+        if handler is not None:
+            end = handler(node, depth, pragmas)
+            if end is not None:  # a control statement: what follows is a new block
+                self.block = None
+                self._after = (end, node.coord.line)
+            return
+        self.simple(node)
+
+    def _ensure_block(self) -> None:
+        """After a control statement, the next simple statement starts a new block."""
+        if self.block is None:
+            end, line = self._after
+            self.new_block("after", line, end)
+
+    def simple(self, node: c_ast.Node) -> None:
+        self._ensure_block()
+        if isinstance(node, c_ast.Decl):
+            self.declaration(node)
+        else:
+            self.add_ops(self.counter().count(node))
+            self.expressions(node)
+            self.record_assignment(node)
+        if isinstance(node, (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)):
+            start = self.u.tok(node)
+            if start is not None:
+                try:
+                    end = self.src.statement_end(start)
+                except SourceError:
+                    return
+                self.block = None
+                self._after = (self.src.tokens[end].end, node.coord.line)
+
+    def declaration(self, node: c_ast.Decl) -> None:
+        if node.name:
+            self.scope.names[node.name] = type_of_decl(node.type, self.u.typedefs)
+        if isinstance(node.type, c_ast.ArrayDecl):
+            extents = self.u.array_extents(node)
+            vla = any(not re.fullmatch(r"[\w\s()*+/-]*", e or "") or re.search(r"[a-z_]", e or "", re.I)
+                      for e in extents)
+            slot = None
+            if vla and self.parallel == 0:
+                slot = self.value_slot()
+                self.after_statement(node, f"PERFEQ_VALUE({slot}, {' * '.join(f'({e})' for e in extents)});")
+            self.u.unit.shapes.append(
+                d.ArrayShape(len(self.u.unit.shapes), self.index, node.name, node.coord.line,
+                             "vla" if vla else "fixed", len(extents), extents, _element_text(node.type), slot)
+            )
+        if node.init is not None:
+            self.add_ops(self.counter().count(node.init))
+            self.expressions(node.init, target=node.name)
+            if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
+                text = self.init_text(node)
+                if text is not None:
+                    self.assignments.append(d.Assignment(node.name, "=", text, node.coord.line,
+                                                         self.block.id if self.block else None, self.loop))
+
+    def init_text(self, decl: c_ast.Decl) -> str | None:
+        start = self.u.tok(decl, decl.name)
+        if start is None:
+            return None
+        try:
+            eq = self.src.scan_to(start, ("=", ";", ","))
+            if self.src.tokens[eq].text != "=":
+                return None
+            end = self.src.scan_to(eq + 1, (";", ","))
+        except SourceError:
+            return None
+        return self.src.text_of(eq + 1, end - 1)
+
+    def after_statement(self, node: c_ast.Node, text: str) -> None:
+        """Insert a statement after the one (declaration or expression) at ``node``."""
+        start = self.u.tok(node)
+        if start is None:
+            return
+        try:
+            end = self.src.scan_to(start, (";",))
+        except SourceError:
+            return
+        self.u.insert(self.src.tokens[end].end, " " + text)
+
+    def record_assignment(self, node: c_ast.Node) -> None:
+        if not (isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID)):
+            return
+        start = self.u.tok(node)
+        if start is None:
+            return
+        try:
+            op = self.src.scan_to(start, (node.op,))
+            end = self.src.scan_to(op + 1, (";", ",", ")"))
+        except SourceError:
+            return
+        self.assignments.append(d.Assignment(node.lvalue.name, node.op, self.src.text_of(op + 1, end - 1),
+                                             node.coord.line, self.block.id if self.block else None, self.loop))
+
+    # ---- sub-statements -------------------------------------------------------------------
+    def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int) -> int:
+        """A body or branch starting at token ``first``; returns its last token index."""
+        if isinstance(node, c_ast.Compound) and self.src.tokens[first].text == "{" and self.u.tok(node, "{") == first:
+            end = self.src.match_bracket(first)
+            saved = self.scope
+            self.scope = Scope(saved)
+            self.new_block(kind, node.coord.line, self.src.tokens[first].end, depth + 1)
+            self.items(node.block_items or [], depth + 1)
+            self.scope = saved
+            return end
+        end = self.src.statement_end(first)
+        line = self.src.tokens[first].line
+        self.u.insert(self.src.tokens[first].start, "{ ", depth + 1)
+        self.u.insert(self.src.tokens[end].end, " }", depth + 1, closing=True)
+        self.new_block(kind, line, self.src.tokens[first].start, depth + 1)
+        saved = self.scope
+        self.scope = Scope(saved)
+        if isinstance(node, c_ast.Compound):  # pycparser's wrapper of a pragma + statement
+            self.items(node.block_items or [], depth + 1)
+        else:
+            self.statement(node, depth + 1, [])
+        self.scope = saved
+        return end
+
+    def stmt_Compound(self, node: c_ast.Compound, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        saved = self.scope
+        self.scope = Scope(saved)
+        self.items(node.block_items or [], depth)
+        self.scope = saved
+        return None
+
+    # ---- loops ----------------------------------------------------------------------------
+    def stmt_For(self, node: c_ast.For, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "for", depth, pragmas)
+
+    def stmt_While(self, node: c_ast.While, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "while", depth, pragmas)
+
+    def stmt_DoWhile(self, node: c_ast.DoWhile, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "do", depth, pragmas)
+
+    def loop_statement(self, node: c_ast.Node, kind: str, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        start = self.u.tok(node, kind)
+        if start is None:
+            self.u.warn(node.coord.line, node.coord.column, f"{kind} loop not found in the source "
+                        "(written by a macro?); it is not instrumented")
+            self.simple_fallback(node)
+            return None
+        try:
+            return self._loop(node, kind, start, depth, pragmas)
+        except SourceError as exc:
+            self.u.warn(node.coord.line, node.coord.column, f"loop not instrumented: {exc}")
+            return None
+
+    def _loop(self, node, kind: str, start: int, depth: int, pragmas: list) -> int:
+        src = self.src
+        end = src.statement_end(start)
+        counter = self.counter()
+        omp = [p for p in pragmas if OMP_LOOP.match(p.string)]
+        worksharing = bool(omp)
+        collapse = 1
+        if omp:
+            match = OMP_COLLAPSE.search(omp[-1].string)
+            collapse = int(match.group(1)) if match else 1
+        # header parts
+        if kind == "for":
+            open_ = src.expect(start + 1, "(")
+            close = src.match_bracket(open_)
+            parts = src.split_top(open_ + 1, close - 1, ";")
+            (i0, i1), (c0, c1), (s0, s1) = parts
+            init_text, cond_text, step_text = src.text_of(i0, i1), src.text_of(c0, c1), src.text_of(s0, s1)
+            body_first = close + 1
+            ops_init = counter.count(node.init)
+            ops_step = counter.count(node.next)
+        elif kind == "while":
+            open_ = src.expect(start + 1, "(")
+            close = src.match_bracket(open_)
+            init_text, cond_text, step_text = None, src.text_of(open_ + 1, close - 1), None
+            body_first = close + 1
+            ops_init = ops_step = ZERO
+        else:  # do
+            body_first = start + 1
+            body_end = src.statement_end(body_first)
+            w = src.expect(body_end + 1, "while")
+            open_ = src.expect(w + 1, "(")
+            close = src.match_bracket(open_)
+            init_text, cond_text, step_text = None, src.text_of(open_ + 1, close - 1), None
+            ops_init = ops_step = ZERO
+        ops_cond = counter.count(node.cond)
+        if kind == "for" and isinstance(node.init, c_ast.DeclList):
+            for decl in node.init.decls:
+                self.scope.names[decl.name] = type_of_decl(decl.type, self.u.typedefs)
+        var, init_value, op, bound, stride, depends = self.loop_form(node, kind, init_text, step_text)
+        flags = []
+        if var and _assigns(node.stmt, var):
+            flags.append("var-modified")
+            self.u.warn(node.coord.line, node.coord.column,
+                        f"loop variable '{var}' is modified in the loop body; its trip count will be fitted")
+        if var is None or bound is None or _data_dependent(node.cond):
+            flags.append("data-dependent")
+            if kind != "for" or var is None:
+                self.u.warn(node.coord.line, node.coord.column,
+                            f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
+        if self.has_goto and _contains_goto(node.stmt):
+            flags.append("goto")
+            self.u.warn(node.coord.line, node.coord.column, "goto is not supported; this loop is modeled "
+                        "as measured (fit or constant)")
+        loop_id = len(self.u.unit.loops)
+        self.u.unit.loops.append(None)  # reserved: nested loops get the ids after this one
+        # entry counter and values, before the loop (before its pragmas)
+        entry_slot = self.slot()
+        values: dict[str, int] = {}
+        hook = f"{self.mt('PERFEQ_BLOCK') if self.parallel else 'PERFEQ_LOOP_ENTER'}({entry_slot}); "
+        if not self.parallel and not worksharing:
+            init_names = _assigned_names(node.init) if kind == "for" else set()
+            for key, text, expr in (("init", init_value, _init_expr(node, var)), ("bound", bound, _bound_expr(node))):
+                if text and expr is not None and _safe_to_evaluate(expr, counter) and not (_names(expr) & init_names):
+                    values[key] = self.value_slot()
+                    hook += f"PERFEQ_VALUE({values[key]}, ({text})); "
+        wrap_start = src.tokens[start].start
+        if pragmas:
+            pragma_tok = self.u.tok(pragmas[0])
+            first_pp = self._pragma_token(pragmas[0]) if pragma_tok is None else pragma_tok
+            if first_pp is not None:
+                wrap_start = src.tokens[first_pp].start
+        region_hook = ""
+        region_id = None
+        if omp and OMP_PARALLEL.match(omp[-1].string):
+            region_id, region_hook = self.region(omp[-1], loop_id)
+        self.u.insert(wrap_start, "{ " + region_hook + hook, depth)
+        self.u.insert(src.tokens[end].end, " }", depth, closing=True)
+        # body
+        self.loops.append(loop_id)
+        if region_id is not None:
+            self.regions.append(region_id)
+        self.parallel += 1 if (worksharing or region_id is not None) else 0
+        saved_block = self.block
+        body_block = None
+        if collapse > 1:
+            flags.append("collapsed")
+            body_block = self._collapsed_body(node.stmt, collapse - 1, depth)
+        else:
+            self.sub_statement(body_first, node.stmt, "body", depth)
+            body_block = self.last_block
+        self.parallel -= 1 if (worksharing or region_id is not None) else 0
+        if region_id is not None:
+            self.regions.pop()
+        self.loops.pop()
+        self.block = saved_block
+        self.u.unit.loops[loop_id] = (
+            d.LoopDescriptor(
+                loop_id, self.index, kind, node.coord.line, node.coord.column, var, init_value, cond_text, op,
+                bound, step_text, stride, sorted(depends), self.loop, entry_slot, body_block, values,
+                ops_init.to_dict(), ops_cond.to_dict(), ops_step.to_dict(), bool(self.parallel), worksharing,
+                flags,
+            )
+        )
+        return src.tokens[end].end
+
+    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int) -> int | None:
+        """Inner loops of a collapse(n) nest: no code may stand between them; count the innermost body."""
+        inner = stmt
+        while isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
+            inner = inner.block_items[0]
+        if not isinstance(inner, c_ast.For):
+            return None
+        start = self.u.tok(inner, "for")
+        if start is None:
+            return None
+        open_ = self.src.expect(start + 1, "(")
+        close = self.src.match_bracket(open_)
+        if levels > 1:
+            return self._collapsed_body(inner.stmt, levels - 1, depth)
+        self.sub_statement(close + 1, inner.stmt, "body", depth)
+        return self.last_block
+
+    def _pragma_token(self, pragma: c_ast.Pragma) -> int | None:
+        line = pragma.coord.line
+        for i, tok in enumerate(self.src.tokens):
+            if tok.kind == "pp" and tok.line == line:
+                return i
+        return None
+
+    def loop_form(self, node, kind, init_text, step_text):
+        """Iteration variable, initial value, relational operator, bound, stride and names used."""
+        var = init_value = op = bound = stride = None
+        depends: set[str] = set()
+        cond = node.cond
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "!="):
+            if isinstance(cond.left, c_ast.ID):
+                var, op, other = cond.left.name, cond.op, cond.right
+            elif isinstance(cond.right, c_ast.ID):
+                flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+                var, op, other = cond.right.name, flipped[cond.op], cond.left
+            else:
+                other = None
+            if other is not None:
+                bound = self.expr_text(other) or _generate(other)
+                depends |= _names(other)
+        if kind == "for" and var is not None:
+            init = _init_expr(node, var)
+            if init is not None:
+                init_value = self.expr_text(init) or _generate(init)
+                depends |= _names(init)
+            step = node.next
+            if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and _is_id(step.expr, var):
+                stride = "1"
+            elif isinstance(step, c_ast.UnaryOp) and step.op in ("--", "p--") and _is_id(step.expr, var):
+                stride = "-1"
+            elif isinstance(step, c_ast.Assignment) and _is_id(step.lvalue, var):
+                if step.op in ("+=", "-="):
+                    text = self.expr_text(step.rvalue) or _generate(step.rvalue)
+                    stride = text if step.op == "+=" else f"-({text})"
+                    depends |= _names(step.rvalue)
+                elif step.op == "=" and isinstance(step.rvalue, c_ast.BinaryOp) and step.rvalue.op in "+-" \
+                        and _is_id(step.rvalue.left, var):
+                    text = self.expr_text(step.rvalue.right) or _generate(step.rvalue.right)
+                    stride = text if step.rvalue.op == "+" else f"-({text})"
+                    depends |= _names(step.rvalue.right)
+                elif step.op in ("*=", "<<=", ">>=", "/="):
+                    stride = f"{step.op}{self.expr_text(step.rvalue) or _generate(step.rvalue)}"
+        depends.discard(var)
+        return var, init_value, op, bound, stride, depends
+
+    def expr_text(self, node: c_ast.Node) -> str | None:
+        """Original text of an expression node, when its extent can be found reliably."""
+        start = self.u.tok(node)
+        if start is None:
+            return None
+        generated = _generate(node)
+        # extend token by token until the generated text (macros expanded) matches the original
+        # text with spaces removed; stop at the first depth-0 delimiter
+        try:
+            stop = self.src.scan_to(start, (";", ",", ")", "]", "?", ":", "<", ">", "<=", ">=", "==", "!=",
+                                            "&&", "||", "="))
+        except SourceError:
+            return None
+        text = self.src.text_of(start, stop - 1)
+        if _squash(text) == _squash(generated) or not _has_macro_free_mismatch(text, generated):
+            return text
+        return None
+
+    def simple_fallback(self, node: c_ast.Node) -> None:
+        self.add_ops(self.counter().count(node))
+
+    # ---- conditionals ---------------------------------------------------------------------
+    def stmt_If(self, node: c_ast.If, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        start = self.u.tok(node, "if")
+        if start is None:
+            self.simple_fallback(node)
+            return None
+        src = self.src
+        try:
+            open_ = src.expect(start + 1, "(")
+            close = src.match_bracket(open_)
+        except SourceError:
+            return None
+        evaluated_in = self.block
+        self.add_ops(self.counter().count(node.cond))
+        self.expressions(node.cond)
+        then_end = self.sub_statement(close + 1, node.iftrue, "then", depth)
+        then_block = self.last_block
+        else_block = None
+        end = then_end
+        if node.iffalse is not None:
+            else_tok = src._skip_pp(then_end + 1)
+            end = self.sub_statement(else_tok + 1, node.iffalse, "else", depth)
+            else_block = self.last_block
+        self.u.unit.conds.append(
+            d.CondDescriptor(len(self.u.unit.conds), self.index, "if", node.coord.line,
+                             src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
+                             then_block, else_block, [], None, sorted(_names(node.cond)),
+                             self.counter().count(node.cond).to_dict())
+        )
+        return src.tokens[end].end
+
+    def stmt_Switch(self, node: c_ast.Switch, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        start = self.u.tok(node, "switch")
+        if start is None or not isinstance(node.stmt, c_ast.Compound):
+            self.simple_fallback(node)
+            return None
+        src = self.src
+        open_ = src.expect(start + 1, "(")
+        close = src.match_bracket(open_)
+        end = src.statement_end(start)
+        evaluated_in = self.block
+        self.add_ops(self.counter().count(node.cond))
+        self.expressions(node.cond)
+        case_blocks = []
+        for item in node.stmt.block_items or []:
+            if isinstance(item, (c_ast.Case, c_ast.Default)):
+                label = self.u.tok(item)
+                if label is None:
+                    continue
+                colon = src._label_colon(label)
+                self.new_block("case", item.coord.line, src.tokens[colon].end, depth + 1)
+                case_blocks.append(self.block.id)
+                self.items(item.stmts or [], depth + 1)
+            else:
+                self.statement(item, depth + 1, [])
+        self.u.unit.conds.append(
+            d.CondDescriptor(len(self.u.unit.conds), self.index, "switch", node.coord.line,
+                             src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
+                             None, None, case_blocks, None, sorted(_names(node.cond)),
+                             self.counter().count(node.cond).to_dict())
+        )
+        return src.tokens[end].end
+
+    def stmt_Label(self, node: c_ast.Label, depth: int, pragmas: list) -> int | None:
+        start = self.u.tok(node, node.name)
+        if start is None:
+            self.statement(node.stmt, depth, [])
+            return None
+        colon = self.src.expect(start + 1, ":")
+        self.new_block("label", node.coord.line, self.src.tokens[colon].end, depth)
+        self.statement(node.stmt, depth, [])
+        return None
+
+    def stmt_Pragma(self, node: c_ast.Pragma, depth: int, pragmas: list) -> int | None:
+        return None
+
+    # ---- expressions: calls, MPI, allocations, parameters ---------------------------------
+    def expressions(self, node: c_ast.Node, target: str | None = None) -> None:
+        """Calls, communication, allocations and parameters inside one statement's expressions."""
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            target = node.lvalue.name
+        for call in _calls(node):
+            name = call.name.name if isinstance(call.name, c_ast.ID) else None
+            if name is None:
+                continue
+            if name in self.u.user_functions:
+                self.user_call(call, name)
+            elif name.startswith("MPI_"):
+                self.mpi_call(call, name)
+            elif name in ALLOCATORS:
+                self.allocation(call, name, target)
+            elif name in ARGV_CONVERTERS or name == "sscanf":
+                self.argv_param(node, call, name, target)
+            elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
+                self.param(node, target, "T", "omp_threads", call)
+        for ternary in _ternaries(node):
+            self.ternary(ternary)
+
+    def call_extent(self, call: c_ast.FuncCall, name: str) -> tuple[int, int, list[str]] | None:
+        start = self.u.tok(call, name)
+        if start is None:
+            return None
+        try:
+            open_ = self.src.expect(start + 1, "(")
+            close = self.src.match_bracket(open_)
+        except SourceError:
+            return None
+        args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
+        return start, close, args
+
+    def user_call(self, call: c_ast.FuncCall, name: str) -> None:
+        self.u._callgraph.setdefault(self.name, set()).add(name)
+        extent = self.call_extent(call, name)
+        site = len(self.u.unit.calls)
+        if extent is not None:
+            start, close, args = extent
+            self.u.insert(self.src.tokens[start].start, f'(PERFEQ_CALL(perfeq__unit, {site}, "{name}"), ', 50)
+            self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
+        else:
+            args = [_generate(a) for a in (call.args.exprs if call.args else [])]
+        self.u.unit.calls.append(
+            d.CallDescriptor(site, self.index, name, call.coord.line, call.coord.column, args,
+                             self.block.id if self.block else None, self.loop, extent is not None)
+        )
+
+    def mpi_call(self, call: c_ast.FuncCall, name: str) -> None:
+        spec = self.u._mpi_calls.get(name)
+        extent = self.call_extent(call, name)
+        args = extent[2] if extent else [_generate(a) for a in (call.args.exprs if call.args else [])]
+        if name in ("MPI_Comm_size", "MPI_Comm_rank") and len(args) == 2:
+            variable = args[1].lstrip("&").strip()
+            if re.fullmatch(r"[A-Za-z_]\w*", variable):
+                kind = "mpi_size" if name == "MPI_Comm_size" else "mpi_rank"
+                symbol = "P" if kind == "mpi_size" else "rank"
+                if args[0].strip() == "MPI_COMM_WORLD":
+                    self.param(call, variable, symbol, kind, call)
+        if spec is None:
+            return
+        comm_id = len(self.u.unit.comms)
+        instrumented = extent is not None
+        if instrumented:
+            start, close, _ = extent
+            self.u.insert(self.src.tokens[start].start, f"(PERFEQ_MPI({comm_id}), ", 50)
+            self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
+
+        def arg(key: str) -> str | None:
+            index = spec.get(key)
+            return args[index] if index is not None and index < len(args) else None
+
+        self.u.unit.comms.append(
+            d.CommDescriptor(comm_id, self.index, name, call.coord.line, call.coord.column, args, arg("count"),
+                             arg("datatype"), arg("peer"), arg("root"), arg("comm"),
+                             self.block.id if self.block else None, self.loop, instrumented)
+        )
+
+    def allocation(self, call: c_ast.FuncCall, name: str, target: str | None) -> None:
+        extent = self.call_extent(call, name)
+        if extent is None:
+            return
+        start, close, args = extent
+        size_index = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}[name]
+        if size_index >= len(args):
+            return
+        slot = None
+        if not self.parallel:
+            slot = self.value_slot()
+            open_ = start + 1
+            parts = self.src.split_top(open_ + 1, close - 1, ",")
+            a, b = parts[size_index]
+            self.u.insert(self.src.tokens[a].start, f"PERFEQ_SIZE({slot}, ", 60)
+            self.u.insert(self.src.tokens[b].end, ")", 60, closing=True)
+        extents = [args[size_index]] + ([args[1]] if name == "calloc" and len(args) > 1 else [])
+        self.u.unit.shapes.append(
+            d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot)
+        )
+
+    def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str, target: str | None) -> None:
+        args = call.args.exprs if call.args else []
+        if not args or "argv" not in _names(args[0]) and not _mentions_argv(args[0]):
+            return
+        if name == "sscanf":
+            for extra in args[2:]:
+                if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" and isinstance(extra.expr, c_ast.ID):
+                    self.param(stmt, extra.expr.name, extra.expr.name, "argv", call)
+            return
+        if target:
+            self.param(stmt, target, target, "argv", call)
+
+    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall) -> None:
+        if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
+            return
+        self.u.unit.params.append(
+            d.ParamDescriptor(variable, symbol, source, self.index, call.coord.line, _generate(call))
+        )
+        if not self.parallel:
+            self.after_statement(stmt, f'PERFEQ_PARAM("{variable}", {variable});')
+
+    def ternary(self, node: c_ast.TernaryOp) -> None:
+        start = self.u.tok(node)
+        if start is None:
+            return
+        try:
+            question = self.src.scan_to(start, ("?",))
+        except SourceError:
+            return
+        slot = self.slot(2)
+        self.u.insert(self.src.tokens[start].start, f"{self.mt('PERFEQ_COND')}({slot}, ", 70)
+        self.u.insert(self.src.tokens[question - 1].end, ")", 70, closing=True)
+        self.u.unit.conds.append(
+            d.CondDescriptor(len(self.u.unit.conds), self.index, "ternary", node.coord.line,
+                             self.src.text_of(start, question - 1), self.block.id if self.block else None,
+                             None, None, [], slot, sorted(_names(node.cond)),
+                             self.counter().count(node.cond).to_dict())
+        )
+
+    # ---- OpenMP regions -------------------------------------------------------------------
+    def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma) -> int | None:
+        """``#pragma omp parallel`` and its structured block: count the entry, walk it in parallel."""
+        self._ensure_block()
+        first_pp = self._pragma_token(pragma)
+        start = self.src._skip_pp(first_pp + 1) if first_pp is not None else None
+        if first_pp is None or start is None:
+            return None
+        end = self.src.statement_end(start)
+        region_id, hook = self.region(pragma, None)
+        self.u.insert(self.src.tokens[first_pp].start, "{ " + hook, depth)
+        self.u.insert(self.src.tokens[end].end, " }", depth, closing=True)
+        self.regions.append(region_id)
+        self.parallel += 1
+        if isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
+            self.sub_statement(start, node, "region", depth)
+        else:
+            self.statement(node, depth, [])
+        self.parallel -= 1
+        self.regions.pop()
+        return self.src.tokens[end].end
+
+    def region(self, pragma: c_ast.Pragma, loop: int | None) -> tuple[int, str]:
+        region_id = len(self.u.unit.regions)
+        slot = self.slot()
+        self.u.unit.regions.append(
+            d.RegionDescriptor(region_id, self.index, pragma.coord.line, pragma.string.strip(), slot,
+                               self.regions[-1] if self.regions else None, loop)
+        )
+        return region_id, f"{self.mt('PERFEQ_REGION')}({slot}); "
+
+
+# ---- small AST helpers ------------------------------------------------------------------------
+def _walk(node: c_ast.Node):
+    yield node
+    for child in node:
+        yield from _walk(child)
+
+
+def _calls(node: c_ast.Node):
+    """FuncCall nodes of an expression, outermost first, not descending into statements."""
+    if isinstance(node, c_ast.FuncCall):
+        yield node
+    for child in node:
+        if isinstance(child, (c_ast.Compound, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch)):
+            continue
+        yield from _calls(child)
+
+
+def _ternaries(node: c_ast.Node):
+    if isinstance(node, c_ast.TernaryOp):
+        yield node
+    for child in node:
+        if isinstance(child, (c_ast.Compound, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch)):
+            continue
+        yield from _ternaries(child)
+
+
+def _names(node: c_ast.Node | None) -> set[str]:
+    if node is None:
+        return set()
+    return {n.name for n in _walk(node) if isinstance(n, c_ast.ID)}
+
+
+def _is_id(node: c_ast.Node, name: str) -> bool:
+    return isinstance(node, c_ast.ID) and node.name == name
+
+
+def _assigns(node: c_ast.Node | None, var: str) -> bool:
+    if node is None:
+        return False
+    for n in _walk(node):
+        if isinstance(n, c_ast.Assignment) and _is_id(n.lvalue, var):
+            return True
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") and _is_id(n.expr, var):
+            return True
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&" and _is_id(n.expr, var):
+            return True
+    return False
+
+
+def _assigned_names(node: c_ast.Node | None) -> set[str]:
+    names: set[str] = set()
+    if node is None:
+        return names
+    for n in _walk(node):
+        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
+            names.add(n.lvalue.name)
+        elif isinstance(n, c_ast.Decl) and n.name:
+            names.add(n.name)
+    return names
+
+
+def _data_dependent(cond: c_ast.Node | None) -> bool:
+    if cond is None:
+        return True
+    return any(isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef)) or
+               (isinstance(n, c_ast.UnaryOp) and n.op == "*") for n in _walk(cond))
+
+
+def _contains_goto(node: c_ast.Node | None) -> bool:
+    return node is not None and any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in _walk(node))
+
+
+def _init_expr(node: c_ast.Node, var: str | None) -> c_ast.Node | None:
+    init = getattr(node, "init", None)
+    if var is None or init is None:
+        return None
+    if isinstance(init, c_ast.Assignment) and _is_id(init.lvalue, var) and init.op == "=":
+        return init.rvalue
+    if isinstance(init, c_ast.ExprList):
+        for expr in init.exprs:
+            if isinstance(expr, c_ast.Assignment) and _is_id(expr.lvalue, var) and expr.op == "=":
+                return expr.rvalue
+    if isinstance(init, c_ast.DeclList):
+        for decl in init.decls:
+            if decl.name == var:
+                return decl.init
+    return None
+
+
+def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
+    cond = getattr(node, "cond", None)
+    if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">=", "!="):
+        if isinstance(cond.left, c_ast.ID):
+            return cond.right
+        if isinstance(cond.right, c_ast.ID):
+            return cond.left
+    return None
+
+
+def _safe_to_evaluate(expr: c_ast.Node, counter: OpCounter) -> bool:
+    """An expression without side effects or memory reads, of arithmetic type."""
+    for n in _walk(expr):
+        if isinstance(n, (c_ast.FuncCall, c_ast.Assignment, c_ast.ArrayRef, c_ast.StructRef, c_ast.TernaryOp)):
+            return False
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "*", "&"):
+            return False
+    typ = counter.type_of(expr)
+    return typ.depth == 0 and typ.struct is None
+
+
+def _mentions_argv(node: c_ast.Node) -> bool:
+    return any(isinstance(n, c_ast.ID) and n.name == "argv" for n in _walk(node))
+
+
+def _generate(node: c_ast.Node | None) -> str:
+    from pycparser import c_generator
+
+    return "" if node is None else c_generator.CGenerator().visit(node)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+|[()]", "", text)
+
+
+def _has_macro_free_mismatch(text: str, generated: str) -> bool:
+    """True when the texts differ for a reason other than macro expansion (a wrong extent)."""
+    return not re.search(r"\b[A-Z_][A-Z0-9_]*\b", text)
+
+
+def _element_text(node: c_ast.Node) -> str | None:
+    while isinstance(node, c_ast.ArrayDecl):
+        node = node.type
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        return " ".join(node.type.names)
+    return _generate(node) or None
+
+
+def _mpi_table() -> dict[str, dict[str, int | None]]:
+    """Argument positions of the MPI calls perfeq knows, from the one shared spec table."""
+    try:
+        from perfeq.runtime import mpi_spec
+    except ImportError:  # TEMP until the runtime's spec table lands
+        return {}
+    table = {}
+    for name, call in mpi_spec.MPI_CALLS.items():
+        table[name] = {key: getattr(call, key, None) for key in ("count", "datatype", "peer", "root", "comm", "tag")}
+    return table

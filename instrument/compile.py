@@ -1,0 +1,121 @@
+"""``perfeq cc``: the compiler wrapper (like ``scorep mpicc`` or ``tau_cc.sh``).
+
+Instruments every ``.c`` file of a compile line into a build folder, compiles the instrumented
+copies with the user's own compiler and flags, and links the runtime library.  Headers, -D/-I/-std
+flags and the user's build system keep working: only the source paths on the line change, the
+folder of each original source is added to the include path, and the runtime is appended at link.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfeq.errors import BuildError, UsageError
+from perfeq.instrument.instrumenter import Instrumented, instrument_file
+
+_NO_LINK = ("-c", "-E", "-S", "-M", "-MM")
+
+
+@dataclass(frozen=True)
+class CompileLine:
+    compiler: list[str]
+    args: list[str]
+    sources: list[int]  # indices into args of the .c files
+    links: bool
+
+    @classmethod
+    def parse(cls, command: list[str]) -> CompileLine:
+        if not command:
+            raise UsageError("perfeq cc needs a compile command after --, e.g. perfeq cc -- mpicc prog.c -o prog")
+        compiler, args = [command[0]], list(command[1:])
+        sources = []
+        skip = False
+        for i, arg in enumerate(args):
+            if skip:
+                skip = False
+                continue
+            if arg in ("-o", "-I", "-D", "-U", "-include", "-isystem", "-L", "-l", "-x", "-MF", "-MT"):
+                skip = True
+                continue
+            if arg.endswith(".c") and not arg.startswith("-"):
+                sources.append(i)
+        links = not any(a in _NO_LINK for a in args)
+        return cls(compiler, args, sources, links)
+
+    @property
+    def flags(self) -> list[str]:
+        return [a for i, a in enumerate(self.args) if i not in self.sources]
+
+
+def compile_instrumented(
+    command: list[str],
+    build_dir: Path,
+    params: dict[str, str] | None = None,
+    verbose: bool = False,
+) -> int:
+    """Instrument, compile and link; returns the compiler's exit status."""
+    line = CompileLine.parse(command)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    new_args = list(line.args)
+    units: list[Instrumented] = []
+    seen: set[str] = set()
+    for index in line.sources:
+        source = Path(line.args[index])
+        if not source.is_file():
+            raise UsageError(f"{source}: no such file")
+        stem = source.stem
+        while stem in seen:
+            stem = f"{stem}_{len(seen)}"
+        seen.add(stem)
+        result = instrument_file(source, build_dir / f"{stem}.perfeq.c", line.compiler, line.flags, params)
+        for warning in result.warnings:
+            print(f"perfeq: {warning}", file=sys.stderr)
+        units.append(result)
+        new_args[index] = str(result.output)
+    includes = sorted({str(Path(line.args[i]).resolve().parent) for i in line.sources})
+    from perfeq.runtime.build import build_runtime
+
+    uses_mpi = any(u.descriptors.comms for u in units) or _compiler_has_mpi(line.compiler, line.flags)
+    runtime = None
+    if line.links:
+        runtime = build_runtime(line.compiler + _runtime_flags(line.flags), build_dir / "runtime", mpi=uses_mpi)
+    extra = [f"-I{runtime_include_dir()}"] + [f"-I{d}" for d in includes]
+    cmd = line.compiler + extra + new_args
+    if runtime is not None:
+        cmd += [str(o) for o in runtime.objects]
+    if verbose:
+        print("perfeq cc: " + " ".join(cmd), file=sys.stderr)
+    try:
+        proc = subprocess.run(cmd, check=False)
+    except FileNotFoundError:
+        raise BuildError(f"cannot run the compiler '{line.compiler[0]}'") from None
+    if proc.returncode != 0:
+        raise BuildError(f"the compiler failed on the instrumented sources (exit {proc.returncode}): "
+                         + " ".join(cmd))
+    return 0
+
+
+def runtime_include_dir() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("perfeq.runtime")))
+
+
+def _runtime_flags(flags: list[str]) -> list[str]:
+    """Flags of the user's line that the runtime must be built with too."""
+    keep = []
+    for flag in flags:
+        if flag in ("-fopenmp", "-pthread", "-m32", "-m64", "-fPIC") or flag.startswith(("-march", "-fsanitize")):
+            keep.append(flag)
+    return keep
+
+
+def _compiler_has_mpi(compiler: list[str], flags: list[str]) -> bool:
+    from perfeq.instrument.preprocess import preprocessor_flags
+
+    probe = subprocess.run([*compiler, *preprocessor_flags(flags), "-E", "-x", "c", "-"], input="#include <mpi.h>\n",
+                           capture_output=True, text=True, check=False)
+    return probe.returncode == 0

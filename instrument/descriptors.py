@@ -1,0 +1,179 @@
+"""Descriptor records: what the instrumenter found in one translation unit (plain, frozen data).
+
+Written beside the instrumented source as versioned JSON (format ``perfeq-descriptors``, see
+docs/descriptors.md); the runtime's trace refers to the same ids and slots, and the symbolic stage
+reads both.  Ids are per unit; counter slots and value slots are per function.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+FORMAT = "perfeq-descriptors"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class BlockDescriptor:
+    id: int
+    function: int
+    slot: int | None  # counter slot; None for the entry block (its count is the context's calls)
+    line: int
+    kind: str  # entry, body, then, else, after, case, label
+    loop: int | None  # innermost enclosing loop
+    in_parallel: bool
+    ops: dict[str, int]
+
+
+@dataclass(frozen=True)
+class LoopDescriptor:
+    id: int
+    function: int
+    kind: str  # for, while, do
+    line: int
+    col: int
+    var: str | None  # iteration variable
+    init: str | None  # initial value of var (original C text)
+    cond: str  # termination condition (original C text)
+    op: str | None  # relational operator of a canonical condition var OP bound
+    bound: str | None  # the other side of the condition
+    step: str | None  # increment expression (original C text)
+    stride: str | None  # the amount added per iteration (+1 for i++, -1 for i--, s for i += s)
+    depends: list[str]  # names the init, bound and stride refer to
+    parent: int | None  # enclosing loop
+    entry_slot: int | None
+    body_block: int | None  # its executions are the iterations
+    values: dict[str, int]  # value slots recorded at entry: init, bound
+    ops_init: dict[str, int]
+    ops_cond: dict[str, int]
+    ops_step: dict[str, int]
+    in_parallel: bool
+    worksharing: bool  # associated with an OpenMP loop construct (entered once per thread)
+    flags: list[str]  # var-modified, data-dependent, goto, collapsed, not-instrumented
+
+
+@dataclass(frozen=True)
+class CondDescriptor:
+    id: int
+    function: int
+    kind: str  # if, ternary, switch
+    line: int
+    text: str
+    block: int | None  # the block it is evaluated in (evaluations = that block's executions)
+    then_block: int | None
+    else_block: int | None
+    case_blocks: list[int]
+    slot: int | None  # ternary only: slots (slot: false, slot+1: true)
+    depends: list[str]
+    ops: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RegionDescriptor:
+    id: int
+    function: int
+    line: int
+    pragma: str
+    slot: int | None  # entries (serial-to-parallel transitions)
+    parent: int | None  # the enclosing region (the paper's linked list)
+    loop: int | None  # the associated loop of a combined construct
+
+
+@dataclass(frozen=True)
+class CommDescriptor:
+    id: int
+    function: int
+    call: str  # MPI function name
+    line: int
+    col: int
+    args: list[str]
+    count: str | None
+    datatype: str | None
+    peer: str | None
+    root: str | None
+    comm: str | None
+    block: int | None
+    loop: int | None
+    instrumented: bool
+
+
+@dataclass(frozen=True)
+class CallDescriptor:
+    id: int
+    function: int  # the caller
+    callee: str
+    line: int
+    col: int
+    args: list[str]
+    block: int | None
+    loop: int | None
+    instrumented: bool
+
+
+@dataclass(frozen=True)
+class ArrayShape:
+    id: int
+    function: int | None  # None: a global
+    name: str | None
+    line: int
+    kind: str  # fixed, vla, malloc, calloc, realloc
+    ndims: int
+    extents: list[str]  # per dimension (fixed/vla) or the byte count expression (malloc...)
+    element: str | None  # element type text
+    value_slot: int | None  # the recorded size (allocations) or first non-constant extent
+
+
+@dataclass(frozen=True)
+class ParamDescriptor:
+    variable: str
+    symbol: str  # the model symbol: the variable's name, P for the process count, ...
+    source: str  # argv, mpi_size, mpi_rank, omp_threads, user, macro
+    function: int | None
+    line: int
+    text: str  # the expression it was set from
+
+
+@dataclass(frozen=True)
+class Assignment:
+    variable: str
+    op: str  # = += -= *= /= ...
+    text: str  # right-hand side, original C text
+    line: int
+    block: int | None
+    loop: int | None
+
+
+@dataclass(frozen=True)
+class FunctionDescriptor:
+    id: int
+    name: str
+    line: int
+    params: list[str]
+    nslots: int
+    nvalues: int
+    entry_block: int
+    recursive: bool
+    assignments: list[Assignment]
+
+
+@dataclass
+class UnitDescriptors:
+    source: str
+    digest: str
+    instrumented: str
+    functions: list[FunctionDescriptor] = field(default_factory=list)
+    blocks: list[BlockDescriptor] = field(default_factory=list)
+    loops: list[LoopDescriptor] = field(default_factory=list)
+    conds: list[CondDescriptor] = field(default_factory=list)
+    regions: list[RegionDescriptor] = field(default_factory=list)
+    comms: list[CommDescriptor] = field(default_factory=list)
+    calls: list[CallDescriptor] = field(default_factory=list)
+    shapes: list[ArrayShape] = field(default_factory=list)
+    params: list[ParamDescriptor] = field(default_factory=list)
+    macros: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        data = {"format": FORMAT, "version": VERSION, **asdict(self)}
+        return json.dumps(data, indent=1, sort_keys=False) + "\n"

@@ -1,0 +1,83 @@
+"""Apply planned insertions to the original source and write the outputs (instrument stage).
+
+The only code of the instrumenter that produces text.  Insertions go into the original text, so
+macros, comments, includes and formatting stay as written; ``#line`` directives keep compiler
+messages and debuggers on the user's lines.  Outputs are written to a temporary file and renamed,
+so an error never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import jinja2
+
+from perfeq import __version__
+from perfeq.instrument.collect import Insertion
+from perfeq.instrument.descriptors import UnitDescriptors
+from perfeq.instrument.source import SourceText
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("perfeq.instrument", "templates"),
+    autoescape=False,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+def c_string(text: str) -> str:
+    """Escape text for a C string literal."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def line_directive(line: int, source: str) -> str:
+    return f'#line {line} "{c_string(source)}"'
+
+
+def apply(source: SourceText, insertions: list[Insertion], line_name: str) -> str:
+    """The original text with every insertion in place; #line restores numbering after newlines."""
+    pp_starts = {tok.start for tok in source.tokens if tok.kind == "pp"}
+    by_offset: dict[int, list[Insertion]] = {}
+    for ins in sorted(insertions):
+        by_offset.setdefault(ins.offset, []).append(ins)
+    out: list[str] = []
+    last = 0
+    text = source.text
+    for offset in sorted(by_offset):
+        out.append(text[last:offset])
+        chunk = "".join(ins.text for ins in by_offset[offset])
+        if offset in pp_starts or "\n" in chunk:
+            line, _ = source.line_col(offset)
+            chunk = chunk.rstrip() + "\n" + line_directive(line, line_name) + "\n"
+        out.append(chunk)
+        last = offset
+    out.append(text[last:])
+    return "".join(out)
+
+
+def preamble(unit: UnitDescriptors, line_name: str, descriptors_path: Path) -> str:
+    template = _TEMPLATES.get_template("preamble.c.j2")
+    return template.render(
+        version=__version__,
+        source=unit.source,
+        source_c=c_string(line_name),
+        descriptors=str(descriptors_path),
+        descriptors_c=c_string(str(descriptors_path)),
+        digest=unit.digest,
+        functions=unit.functions,
+    )
+
+
+def write_atomic(path: Path, content: str) -> None:
+    """Write ``content`` to ``path`` through a temporary file in the same folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

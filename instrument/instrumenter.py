@@ -1,0 +1,97 @@
+"""Instrument one C file: preprocess and parse for analysis, collect, insert, write (instrument stage)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfeq.errors import InstrumentError, UsageError
+from perfeq.instrument import insert
+from perfeq.instrument.collect import UnitCollector
+from perfeq.instrument.descriptors import UnitDescriptors
+from perfeq.instrument.preprocess import parse, preprocess
+from perfeq.instrument.source import SourceError, SourceText
+from perfeq.toolchain import find_program
+
+
+@dataclass(frozen=True)
+class Instrumented:
+    source: Path
+    output: Path
+    descriptors_path: Path
+    descriptors: UnitDescriptors
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.descriptors.warnings
+
+
+def default_compiler() -> list[str]:
+    """The preprocessor to use when the user names none: mpicc (so mpi.h is found), else cc."""
+    for name in ("mpicc", "cc", "gcc", "clang"):
+        found = find_program(name)
+        if found:
+            return [found]
+    raise InstrumentError("no C compiler found (tried mpicc, cc, gcc, clang)")
+
+
+def descriptors_path_for(output: Path) -> Path:
+    name = output.name[:-2] if output.name.endswith(".c") else output.name
+    return output.with_name(name + ".json")
+
+
+def instrument_file(
+    path: Path,
+    output: Path,
+    compiler: list[str] | None = None,
+    flags: list[str] | None = None,
+    params: dict[str, str] | None = None,
+) -> Instrumented:
+    """Instrument ``path`` into ``output`` (and its descriptor JSON beside it).
+
+    ``params`` maps model symbols to the program's variables or macros (``--param N=n``).
+    Nothing is written when an error is raised; the input file is never modified.
+    """
+    path = Path(path)
+    output = Path(output)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    if output.resolve() == path.resolve():
+        raise UsageError(f"{path}: the output would overwrite the source; choose another -o")
+    display = str(path)
+    text = path.read_text()
+    pre = preprocess(path, compiler or default_compiler(), flags or [])
+    ast = parse(pre, text.split("\n"), display)
+    try:
+        source = SourceText(display, text, pre.active_lines)
+        collector = UnitCollector(ast, source, pre.marker_name, display)
+        unit = collector.collect()
+    except SourceError as exc:
+        raise InstrumentError(str(exc)) from None
+    unit.digest = hashlib.sha256(text.encode()).hexdigest()
+    unit.instrumented = str(output)
+    _name_params(unit, params or {}, display)
+    descriptors_path = descriptors_path_for(output).resolve()
+    body = insert.apply(source, collector.insertions, display)
+    content = insert.preamble(unit, display, descriptors_path) + body
+    insert.write_atomic(descriptors_path, unit.to_json())
+    insert.write_atomic(output, content)
+    return Instrumented(path, output, descriptors_path, unit)
+
+
+def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) -> None:
+    """Apply --param SYMBOL=variable: rename a found parameter's symbol, or add a user/macro one."""
+    from perfeq.instrument.descriptors import ParamDescriptor
+
+    for symbol, variable in params.items():
+        found = False
+        for i, p in enumerate(unit.params):
+            if p.variable == variable:
+                unit.params[i] = ParamDescriptor(p.variable, symbol, p.source, p.function, p.line, p.text)
+                found = True
+        if not found and variable in unit.macros:
+            unit.params.append(ParamDescriptor(variable, symbol, "macro", None, 0, unit.macros[variable]))
+            found = True
+        if not found:
+            unit.params.append(ParamDescriptor(variable, symbol, "user", None, 0, variable))

@@ -1,0 +1,253 @@
+"""Static operation counts of C expressions, with a small type inference (instrument stage).
+
+The operation count of a run is the sum over basic blocks of (executions x operations of the
+block).  Operations are split by kind: floating-point arithmetic, integer arithmetic, comparisons
+and logic, loads and stores of array elements and pointer dereferences, and calls.  Assignments to
+scalar variables are register moves and are not counted.  Both operands of ``&&``, ``||`` and
+``?:`` are counted as if evaluated (the static count is an upper bound there).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from pycparser import c_ast
+
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
+_FLOAT_NAMES = {"float", "double", "_Complex"}
+_ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
+_COMPARE = {"<", ">", "<=", ">=", "==", "!=", "&&", "||"}
+
+
+@dataclass(frozen=True)
+class OpCount:
+    flops: int = 0
+    iops: int = 0
+    cmp: int = 0
+    loads: int = 0
+    stores: int = 0
+    calls: int = 0
+
+    def __add__(self, other: OpCount) -> OpCount:
+        return OpCount(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, f.name) for f in fields(self))
+
+    def to_dict(self) -> dict[str, int]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["total"] = self.total
+        return out
+
+
+ZERO = OpCount()
+
+
+@dataclass(frozen=True)
+class CType:
+    """What the counter needs of a type: float or integer base, and pointer/array depth."""
+
+    floating: bool = False
+    depth: int = 0
+    struct: str | None = None
+
+    def deref(self) -> CType:
+        return CType(self.floating, max(self.depth - 1, 0), self.struct)
+
+    def addr(self) -> CType:
+        return CType(self.floating, self.depth + 1, self.struct)
+
+
+INT = CType()
+DOUBLE = CType(floating=True)
+
+
+def type_of_decl(node: c_ast.Node, typedefs: dict[str, CType]) -> CType:
+    """The CType of a declaration's type node (TypeDecl, PtrDecl, ArrayDecl, FuncDecl)."""
+    depth = 0
+    while True:
+        if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+            depth += 1
+            node = node.type
+        elif isinstance(node, c_ast.FuncDecl):
+            node = node.type  # the return type
+        elif isinstance(node, c_ast.TypeDecl):
+            node = node.type
+        elif isinstance(node, c_ast.IdentifierType):
+            names = node.names
+            if len(names) == 1 and names[0] in typedefs:
+                base = typedefs[names[0]]
+                return CType(base.floating, base.depth + depth, base.struct)
+            return CType(any(n in _FLOAT_NAMES for n in names), depth)
+        elif isinstance(node, (c_ast.Struct, c_ast.Union)):
+            return CType(False, depth, node.name)
+        else:
+            return CType(False, depth)
+
+
+class Scope:
+    """Names visible at a point: variables, functions, typedefs, struct fields."""
+
+    def __init__(self, parent: Scope | None = None):
+        self.parent = parent
+        self.names: dict[str, CType] = {}
+
+    def lookup(self, name: str) -> CType | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+
+class OpCounter:
+    """Counts the operations of one expression tree, not descending into statements."""
+
+    def __init__(self, scope: Scope, fields_: dict[str, CType], typedefs: dict[str, CType]):
+        self.scope = scope
+        self.fields = fields_
+        self.typedefs = typedefs
+
+    def count(self, node: c_ast.Node | None) -> OpCount:
+        if node is None:
+            return ZERO
+        return self._count(node)[0]
+
+    def type_of(self, node: c_ast.Node) -> CType:
+        return self._count(node)[1]
+
+    # Each handler returns (operations, type of the value).
+    def _count(self, node: c_ast.Node) -> tuple[OpCount, CType]:
+        handler = getattr(self, "_" + type(node).__name__, None)
+        if handler is None:
+            total = ZERO
+            for child in node:
+                total = total + self._count(child)[0]
+            return total, INT
+        return handler(node)
+
+    def _Constant(self, node: c_ast.Constant) -> tuple[OpCount, CType]:
+        if node.type == "string":
+            return ZERO, CType(False, 1)
+        return ZERO, CType(node.type in ("double", "float", "long double"))
+
+    def _ID(self, node: c_ast.ID) -> tuple[OpCount, CType]:
+        return ZERO, self.scope.lookup(node.name) or INT
+
+    def _ArrayRef(self, node: c_ast.ArrayRef) -> tuple[OpCount, CType]:
+        ops_b, base = self._count(node.name)
+        ops_i, _ = self._count(node.subscript)
+        # a[i][j] on a 2-D array is one load; the inner ArrayRef is address arithmetic.
+        return ops_b + ops_i + OpCount(loads=1), base.deref()
+
+    def _StructRef(self, node: c_ast.StructRef) -> tuple[OpCount, CType]:
+        ops, _ = self._count(node.name)
+        loads = 1 if node.type == "->" else 0
+        return ops + OpCount(loads=loads), self.fields.get(node.field.name, INT)
+
+    def _UnaryOp(self, node: c_ast.UnaryOp) -> tuple[OpCount, CType]:
+        if node.op in ("sizeof", "_Alignof"):
+            return ZERO, INT
+        ops, typ = self._count(node.expr)
+        if node.op == "*":
+            return ops + OpCount(loads=1), typ.deref()
+        if node.op == "&":
+            # &a[i] computes an address: the load the ArrayRef counted does not happen
+            loads = 1 if isinstance(node.expr, (c_ast.ArrayRef, c_ast.UnaryOp)) else 0
+            return ops + OpCount(loads=-loads, iops=loads), typ.addr()
+        if node.op in ("++", "--", "p++", "p--"):
+            extra = _arith(typ) + _store(node.expr)
+            return ops + extra, typ
+        if node.op == "!":
+            return ops + OpCount(cmp=1), INT
+        if node.op == "+":
+            return ops, typ
+        return ops + _arith(typ), typ  # - and ~
+
+    def _BinaryOp(self, node: c_ast.BinaryOp) -> tuple[OpCount, CType]:
+        ops_l, left = self._count(node.left)
+        ops_r, right = self._count(node.right)
+        ops = ops_l + ops_r
+        if node.op in _COMPARE:
+            return ops + OpCount(cmp=1), INT
+        if left.depth or right.depth:  # pointer arithmetic
+            typ = left if left.depth else right
+            return ops + OpCount(iops=1), typ
+        typ = DOUBLE if (left.floating or right.floating) else INT
+        return ops + _arith(typ), typ
+
+    def _Assignment(self, node: c_ast.Assignment) -> tuple[OpCount, CType]:
+        ops_r, right = self._count(node.rvalue)
+        target = self._lvalue(node.lvalue)
+        ops_l, left = target
+        ops = ops_l + ops_r + _store(node.lvalue)
+        if node.op != "=":
+            ops = ops + _arith(DOUBLE if (left.floating or right.floating) else left)
+            if _is_memory(node.lvalue):
+                ops = ops + OpCount(loads=1)
+        return ops, left
+
+    def _lvalue(self, node: c_ast.Node) -> tuple[OpCount, CType]:
+        """Operations to compute the address of an lvalue, and its type (no load counted)."""
+        if isinstance(node, c_ast.ArrayRef):
+            ops_b, base = self._count(node.name)
+            ops_i, _ = self._count(node.subscript)
+            return ops_b + ops_i, base.deref()
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            ops, typ = self._count(node.expr)
+            return ops, typ.deref()
+        if isinstance(node, c_ast.StructRef):
+            ops, _ = self._count(node.name)
+            return ops, self.fields.get(node.field.name, INT)
+        return ZERO, self._count(node)[1]
+
+    def _TernaryOp(self, node: c_ast.TernaryOp) -> tuple[OpCount, CType]:
+        ops_c, _ = self._count(node.cond)
+        ops_t, t_type = self._count(node.iftrue)
+        ops_f, f_type = self._count(node.iffalse)
+        return ops_c + ops_t + ops_f, t_type if t_type.floating else f_type
+
+    def _Cast(self, node: c_ast.Cast) -> tuple[OpCount, CType]:
+        ops, _ = self._count(node.expr)
+        return ops, type_of_decl(node.to_type.type, self.typedefs)
+
+    def _FuncCall(self, node: c_ast.FuncCall) -> tuple[OpCount, CType]:
+        ops = ZERO
+        for arg in node.args.exprs if node.args else ():
+            ops = ops + self._count(arg)[0]
+        typ = INT
+        if isinstance(node.name, c_ast.ID):
+            typ = self.scope.lookup(node.name.name) or INT
+        return ops + OpCount(calls=1), typ
+
+    def _ExprList(self, node: c_ast.ExprList) -> tuple[OpCount, CType]:
+        ops, typ = ZERO, INT
+        for expr in node.exprs:
+            more, typ = self._count(expr)
+            ops = ops + more
+        return ops, typ
+
+    def _CompoundLiteral(self, node: c_ast.CompoundLiteral) -> tuple[OpCount, CType]:
+        return self._count(node.init)[0], type_of_decl(node.type.type, self.typedefs)
+
+    def _InitList(self, node: c_ast.InitList) -> tuple[OpCount, CType]:
+        ops = ZERO
+        for expr in node.exprs:
+            ops = ops + self._count(expr)[0]
+        return ops, INT
+
+
+def _arith(typ: CType) -> OpCount:
+    return OpCount(flops=1) if (typ.floating and not typ.depth) else OpCount(iops=1)
+
+
+def _is_memory(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.ArrayRef) or (isinstance(node, c_ast.UnaryOp) and node.op == "*") or (
+        isinstance(node, c_ast.StructRef) and node.type == "->"
+    )
+
+
+def _store(node: c_ast.Node) -> OpCount:
+    return OpCount(stores=1) if _is_memory(node) else ZERO

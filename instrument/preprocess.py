@@ -1,0 +1,134 @@
+"""Preprocess and parse a C file for analysis only (instrument stage).
+
+The user's own compiler runs as the preprocessor with the user's flags, so real system and MPI
+headers are read; a few defines neutralise GNU extensions pycparser cannot read.  The preprocessed
+text is parsed with pycparser; its line markers map every node back to the original file.  Nothing
+here is ever written into the instrumented output.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pycparser import c_ast, c_parser
+
+from perfeq.errors import InstrumentError
+
+# GNU extensions that glibc/MPI headers use and pycparser cannot parse; analysis only.
+NEUTRAL_DEFINES = (
+    "__attribute__(x)=",
+    "__extension__=",
+    "__restrict=",
+    "__restrict__=",
+    "__inline=inline",
+    "__inline__=inline",
+    "__asm__(x)=",
+    "__asm(x)=",
+    "__volatile__=volatile",
+    "__const=const",
+    "__signed__=signed",
+    "__typeof__(x)=int",
+    "__alignof__(x)=8",
+    "_Noreturn=",
+    "_Float128=double",
+    "_Float64x=double",
+    "_Float64=double",
+    "_Float32x=double",
+    "_Float32=float",
+    "_Float16=float",
+    "__float128=double",
+    "__int128=long",
+    "__builtin_va_arg(v,t)=(*(t*)0)",
+    "__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
+    "__PERFEQ_ANALYSIS__=1",
+)
+PRELUDE = "typedef char *__builtin_va_list;\n"
+
+# Flags of the user's compile line that matter to preprocessing (the rest are dropped).
+_PP_FLAG_WITH_ARG = ("-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-imacros")
+_PP_FLAG_ALONE = ("-fopenmp", "-fopenmp-simd", "-pthread", "-ansi", "-nostdinc")
+_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
+
+
+def preprocessor_flags(flags: list[str]) -> list[str]:
+    """Keep the flags of a compile line that change what the preprocessor produces."""
+    kept: list[str] = []
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag in _PP_FLAG_WITH_ARG and i + 1 < len(flags):
+            kept += [flag, flags[i + 1]]
+            i += 2
+            continue
+        if flag.startswith(_PP_FLAG_WITH_ARG) or flag.startswith("-std=") or flag in _PP_FLAG_ALONE:
+            kept.append(flag)
+        i += 1
+    return kept
+
+
+@dataclass
+class Preprocessed:
+    text: str  # the preprocessed text pycparser parses
+    marker_name: str  # the name the line markers give the main file
+    active_lines: set[int]  # original lines that produced output in this build
+
+
+def preprocess(path: Path, compiler: list[str], flags: list[str]) -> Preprocessed:
+    """Run ``compiler -E`` on ``path`` with the user's preprocessor flags and our neutral defines."""
+    with tempfile.TemporaryDirectory(prefix="perfeq-pp-") as tmp:
+        prelude = Path(tmp) / "perfeq_prelude.h"
+        prelude.write_text(PRELUDE)
+        cmd = [*compiler, "-E", *preprocessor_flags(flags)]
+        cmd += [f"-D{d}" for d in NEUTRAL_DEFINES]
+        cmd += ["-include", str(prelude), str(path)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            raise InstrumentError(f"{path}: cannot run the preprocessor '{compiler[0]}'") from None
+    if proc.returncode != 0:
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip())
+        raise InstrumentError(f"preprocessing failed: {first.strip()}", location=None)
+    return _scan_markers(proc.stdout, str(path))
+
+
+def _scan_markers(text: str, path: str) -> Preprocessed:
+    marker_name = None
+    current, line = None, 0
+    active: set[int] = set()
+    for raw in text.split("\n"):
+        marker = _LINE_MARKER.match(raw)
+        if marker:
+            line = int(marker.group(1))
+            current = marker.group(2)
+            if marker_name is None and Path(current).name == Path(path).name:
+                marker_name = current
+            continue
+        if current == marker_name and raw.strip():
+            active.add(line)
+        line += 1
+    return Preprocessed(text=text, marker_name=marker_name or path, active_lines=active)
+
+
+def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.FileAST:
+    """Parse the preprocessed text; a parse error names the original file, line and column."""
+    parser = c_parser.CParser()
+    try:
+        return parser.parse(pre.text, filename=pre.marker_name)
+    except c_parser.ParseError as exc:
+        message = str(exc)
+        where = re.match(r"(.*?):(\d+):(\d+): (.*)", message) or re.match(r"(.*?):(\d+): (.*)", message)
+        if not where:
+            raise InstrumentError(f"{display}: {message}") from None
+        file, line = where.group(1), int(where.group(2))
+        text = where.group(where.lastindex)
+        if text.startswith("before: "):
+            text = f"syntax error before '{text[8:].strip()}'"
+        col = where.group(3) if where.lastindex == 4 else None
+        if file == pre.marker_name and 1 <= line <= len(source_lines):
+            loc = f"{display}:{line}:{col}" if col else f"{display}:{line}"
+            raise InstrumentError(f"{loc}: {text}: {source_lines[line - 1].strip()}") from None
+        raise InstrumentError(f"{file}:{line}: error: {text} (in a header included by {display})") from None

@@ -1,0 +1,278 @@
+"""The original C source as text and tokens, with positions (instrument stage, read-only).
+
+pycparser sees only a preprocessed copy; the instrumented file is written by inserting text into
+the *original* source.  This module maps AST coordinates (line, column) to offsets in the original
+text and finds what the AST does not give: where a statement, a parenthesised list or a declaration
+ends.  It tokenizes the original text (comments, strings and preprocessor lines skipped or kept as
+single tokens) and drops the tokens of preprocessor branches that are inactive in this build.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PUNCT = sorted(
+    """... <<= >>= -> ++ -- << >> <= >= == != && || *= /= %= += -= &= ^= |= ## # [ ] ( ) { } . & * + - ~ !
+    / % < > ^ | ? : ; = , \\""".split(),
+    key=len,
+    reverse=True,
+)
+_TOKEN_RE = re.compile(
+    r"""
+    (?P<ws>[ \t\r\f\v]+)
+  | (?P<nl>\n)
+  | (?P<lcomment>//[^\n]*)
+  | (?P<bcomment>/\*.*?\*/)
+  | (?P<string>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
+  | (?P<char>(?:u|U|L)?'(?:\\.|[^'\\\n])*')
+  | (?P<ident>[A-Za-z_]\w*)
+  | (?P<number>\.?\d(?:[eEpP][+-]|[\w.])*)
+  | (?P<punct>"""
+    + "|".join(re.escape(p) for p in _PUNCT)
+    + r""")
+    """,
+    re.S | re.X,
+)
+_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # ident, number, string, char, punct, pp (a whole preprocessor line)
+    text: str
+    start: int  # offset in the original text
+    end: int
+    line: int  # 1-based
+
+
+class SourceError(Exception):
+    """A structural surprise in the original text (unbalanced brackets, unexpected token)."""
+
+
+class SourceText:
+    """The original source: text, line offsets, tokens of the active build."""
+
+    def __init__(self, path: str, text: str, active_lines: set[int] | None = None):
+        self.path = path
+        self.text = text
+        self.line_starts = [0]
+        for match in re.finditer("\n", text):
+            self.line_starts.append(match.end())
+        self.tokens = self._tokenize(active_lines)
+        self._by_start = {tok.start: i for i, tok in enumerate(self.tokens)}
+
+    # ---- positions ------------------------------------------------------------------------
+    def offset(self, line: int, column: int) -> int:
+        return self.line_starts[line - 1] + column - 1
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        line = bisect.bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        start = self.line_starts[line - 1]
+        end = self.text.find("\n", start)
+        return self.text[start : end if end >= 0 else len(self.text)]
+
+    def token_at(self, line: int, column: int) -> int | None:
+        """Index of the token starting exactly at (line, column), or None."""
+        if line < 1 or line > len(self.line_starts):
+            return None
+        return self._by_start.get(self.offset(line, column))
+
+    def index_at_or_after(self, offset: int) -> int:
+        import bisect
+
+        starts = [t.start for t in self.tokens]
+        return bisect.bisect_left(starts, offset)
+
+    # ---- tokens ---------------------------------------------------------------------------
+    def _tokenize(self, active_lines: set[int] | None) -> list[Token]:
+        text = self.text
+        tokens: list[Token] = []
+        pos, line, at_line_start = 0, 1, True
+        inactive = self._inactive_lines(active_lines) if active_lines is not None else set()
+        while pos < len(text):
+            if at_line_start:
+                directive = _DIRECTIVE_RE.match(text, pos)
+                if directive:
+                    end = pos
+                    while True:  # a directive with its backslash continuations
+                        nl = text.find("\n", end)
+                        if nl < 0:
+                            end = len(text)
+                            break
+                        if text[nl - 1 : nl] == "\\":
+                            end = nl + 1
+                            continue
+                        end = nl
+                        break
+                    if line not in inactive:
+                        tokens.append(Token("pp", text[pos:end], pos, end, line))
+                    line += text.count("\n", pos, end)
+                    pos = end
+                    at_line_start = False
+                    continue
+            match = _TOKEN_RE.match(text, pos)
+            if not match:
+                raise SourceError(f"{self.path}:{line}: cannot read character {text[pos]!r}")
+            kind = match.lastgroup
+            value = match.group()
+            if kind == "nl":
+                at_line_start = True
+                line += 1
+            elif kind in ("ws",):
+                pass
+            elif kind == "bcomment" or kind == "lcomment":
+                line += value.count("\n")
+            else:
+                at_line_start = False
+                if line not in inactive:
+                    tokens.append(Token(kind, value, match.start(), match.end(), line))
+            pos = match.end()
+        return tokens
+
+    def _inactive_lines(self, active_lines: set[int]) -> set[int]:
+        """Lines inside #if branches that produced no preprocessed output (inactive in this build)."""
+        lines = self.text.split("\n")
+        inactive: set[int] = set()
+        stack: list[list[int]] = []  # per open #if: the first line of the current branch
+        branches: list[tuple[int, int]] = []
+        for number, content in enumerate(lines, start=1):
+            directive = _DIRECTIVE_RE.match(content)
+            if not directive or not content.lstrip().startswith("#"):
+                continue
+            word = directive.group(1)
+            if word in ("if", "ifdef", "ifndef"):
+                stack.append([number + 1])
+            elif word in ("elif", "else") and stack:
+                branches.append((stack[-1][0], number - 1))
+                stack[-1][0] = number + 1
+            elif word == "endif" and stack:
+                branches.append((stack[-1][0], number - 1))
+                stack.pop()
+        for first, last in branches:
+            body = range(first, last + 1)
+            if not any(n in active_lines for n in body):
+                inactive.update(body)
+        return inactive
+
+    # ---- structure ------------------------------------------------------------------------
+    def _skip_pp(self, i: int) -> int:
+        while i < len(self.tokens) and self.tokens[i].kind == "pp":
+            i += 1
+        return i
+
+    def expect(self, i: int, text: str) -> int:
+        i = self._skip_pp(i)
+        if i >= len(self.tokens) or self.tokens[i].text != text:
+            found = self.tokens[i].text if i < len(self.tokens) else "end of file"
+            line = self.tokens[min(i, len(self.tokens) - 1)].line
+            raise SourceError(f"{self.path}:{line}: expected '{text}', found '{found}'")
+        return i
+
+    def match_bracket(self, i: int) -> int:
+        """Index of the bracket closing the one at token i."""
+        pairs = {"(": ")", "[": "]", "{": "}"}
+        opening = self.tokens[i].text
+        closing = pairs[opening]
+        depth = 0
+        for j in range(i, len(self.tokens)):
+            text = self.tokens[j].text
+            if text == opening:
+                depth += 1
+            elif text == closing:
+                depth -= 1
+                if depth == 0:
+                    return j
+        raise SourceError(f"{self.path}:{self.tokens[i].line}: unbalanced '{opening}'")
+
+    def scan_to(self, i: int, stops: tuple[str, ...]) -> int:
+        """Index of the first token in ``stops`` at bracket depth 0, from token i."""
+        depth = 0
+        for j in range(i, len(self.tokens)):
+            tok = self.tokens[j]
+            if tok.kind == "pp":
+                continue
+            if depth == 0 and tok.text in stops:
+                return j
+            if tok.text in "([{":
+                depth += 1
+            elif tok.text in ")]}":
+                depth -= 1
+                if depth < 0:
+                    raise SourceError(f"{self.path}:{tok.line}: unexpected '{tok.text}'")
+        raise SourceError(f"{self.path}:{self.tokens[i].line}: no {' or '.join(stops)} found")
+
+    def statement_end(self, i: int) -> int:
+        """Index of the last token of the statement starting at token i."""
+        i = self._skip_pp(i)
+        tok = self.tokens[i]
+        word = tok.text
+        if word == "{":
+            return self.match_bracket(i)
+        if word == "if":
+            close = self.match_bracket(self.expect(i + 1, "("))
+            end = self.statement_end(close + 1)
+            nxt = self._skip_pp(end + 1)
+            if nxt < len(self.tokens) and self.tokens[nxt].text == "else":
+                return self.statement_end(nxt + 1)
+            return end
+        if word in ("for", "while", "switch"):
+            close = self.match_bracket(self.expect(i + 1, "("))
+            return self.statement_end(close + 1)
+        if word == "do":
+            end = self.statement_end(i + 1)
+            w = self.expect(end + 1, "while")
+            close = self.match_bracket(self.expect(w + 1, "("))
+            return self.expect(close + 1, ";")
+        if word in ("case", "default"):
+            colon = self._label_colon(i)
+            return self.statement_end(colon + 1)
+        if tok.kind == "ident" and self._next_text(i) == ":":
+            return self.statement_end(self._skip_pp(i + 1) + 1)
+        return self.scan_to(i, (";",))
+
+    def _next_text(self, i: int) -> str | None:
+        j = self._skip_pp(i + 1)
+        return self.tokens[j].text if j < len(self.tokens) else None
+
+    def _label_colon(self, i: int) -> int:
+        depth, questions = 0, 0
+        for j in range(i + 1, len(self.tokens)):
+            text = self.tokens[j].text
+            if text in "([{":
+                depth += 1
+            elif text in ")]}":
+                depth -= 1
+            elif depth == 0 and text == "?":
+                questions += 1
+            elif depth == 0 and text == ":":
+                if questions == 0:
+                    return j
+                questions -= 1
+        raise SourceError(f"{self.path}:{self.tokens[i].line}: no ':' after case label")
+
+    def split_top(self, first: int, last: int, sep: str) -> list[tuple[int, int]]:
+        """Split tokens first..last (inclusive) at ``sep`` on bracket depth 0: (first, last) pairs."""
+        parts, depth, start = [], 0, first
+        for j in range(first, last + 1):
+            text = self.tokens[j].text
+            if text in "([{":
+                depth += 1
+            elif text in ")]}":
+                depth -= 1
+            elif depth == 0 and text == sep:
+                parts.append((start, j - 1))
+                start = j + 1
+        parts.append((start, last))
+        return parts
+
+    def text_of(self, first: int, last: int) -> str:
+        """Original text of tokens first..last (inclusive); empty when last < first."""
+        if last < first:
+            return ""
+        return " ".join(self.text[self.tokens[first].start : self.tokens[last].end].split())
