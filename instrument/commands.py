@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", type=Path, help="instrumented file (default: SOURCE.perfeq.c)")
     p.add_argument("--cc", default=None, help="compiler used as the preprocessor (default: mpicc, else cc)")
     p.add_argument("--param", action="append", metavar="SYMBOL=var", help="name a problem-size parameter")
-    p.add_argument("flags", nargs=argparse.REMAINDER, help="-- then preprocessor flags (-I, -D, -std=...)")
+    p.add_argument("flags", nargs="*", help="-- then preprocessor flags (-I, -D, -std=...)")
     p.set_defaults(func=run_instrument)
 
     c = subparsers.add_parser(
@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--build-dir", type=Path, default=Path("perfeq-build"), help="where instrumented copies go")
     c.add_argument("--param", action="append", metavar="SYMBOL=var", help="name a problem-size parameter")
     c.add_argument("-v", "--verbose", action="store_true", help="print the compile command")
-    c.add_argument("command", nargs=argparse.REMAINDER, help="-- then the compile command")
+    c.add_argument("command", nargs="*", help="-- then the compile command")
     c.set_defaults(func=run_cc)
 
 

@@ -1,0 +1,234 @@
+"""Predicted run time from counts and a machine profile, with intervals and a breakdown by cost and block.
+
+Last step of the pipeline: counts chi(N, P) from the symbolic stage times the costs beta of a
+MachineProfile (profile.py).  ``perfeq predict`` will call :func:`predict` with the model's counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from perfeq.errors import FitError
+
+from .costs import COSTS, INTERCEPT
+from .profile import MachineProfile
+
+DOMINANT_SHARE = 0.10  # a cost is "dominant" when it makes up at least this share of the predicted time
+NO_INTERVALS = "no intervals: the profile's costs were given by hand (source 'manual'), not fitted"
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """Seconds a cost or a block adds to the predicted time, and its share of it in percent."""
+
+    name: str
+    seconds: float
+    percent: float
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A predicted run time with its uncertainty.
+
+    ``mean_interval`` is the confidence interval of the expected time (uncertainty of the costs only);
+    ``prediction_interval`` is where a single new run is expected to fall (adds the run-to-run error).
+    Both are None for a manual profile; ``intervals_note`` then says why.
+    """
+
+    time_s: float
+    level: float
+    mean_interval: tuple[float, float] | None
+    prediction_interval: tuple[float, float] | None
+    mean_stderr: float | None
+    run_stderr: float | None
+    df_resid: int | None
+    contributions: tuple[Contribution, ...]
+    blocks: tuple[Contribution, ...] | None
+    extrapolation: str | None  # warning when dominant counts lie far beyond the calibration runs
+    warnings: tuple[str, ...]
+    intervals_note: str | None
+    profile_source: str
+    weighting: str | None
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (tuples become lists)."""
+        return asdict(self)
+
+
+def predict(
+    profile: MachineProfile,
+    counts: Mapping[str, float],
+    blocks: Mapping[str, Mapping[str, float]] | None = None,
+    level: float = 0.95,
+    *,
+    extrapolation_factor: float = 10.0,
+) -> Prediction:
+    """Predict the run time for ``counts`` on the machine described by ``profile``.
+
+    Parameters
+    ----------
+    profile : MachineProfile
+        Fitted (intervals available) or manual (point prediction only).
+    counts : mapping of str to float
+        Whole-program count per cost (``ops``, ``startup``, ...); every cost the profile prices must be
+        given.  ``const`` is implicit (one per run).  Counts for costs the profile lacks are ignored
+        with a warning when non-zero.
+    blocks : mapping of block name to counts, optional
+        Per-basic-block counts; each block's time is reported (missing counts in a block are 0).
+    level : float
+        Confidence level of both intervals (t distribution with the fit's residual degrees of freedom).
+    extrapolation_factor : float
+        Warn when a dominant count exceeds this multiple of its largest calibration value.
+
+    Returns
+    -------
+    Prediction
+
+    Notes
+    -----
+    With x the counts and C the covariance of the costs, Var(mean) = x' C x.  A single run adds the
+    fit's error variance: sigma^2 under ``none`` weighting; under ``relative`` weighting (WLS with
+    weights 1/t^2) the error variance of a run is sigma^2 t^2, so with the unknown t replaced by the
+    prediction, Var(run) = x' C x + sigma^2 t_hat^2 (sigma is then a relative error).
+    """
+    if not 0.0 < level < 1.0:
+        raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
+    notes = _unpriced(profile, counts, "counts")
+    x = _count_vector(profile, counts)
+    beta = np.array([profile.costs[name].value for name in profile.names])
+    parts = beta * x
+    time_s = float(parts.sum())
+    contributions = tuple(
+        Contribution(name, float(seconds), _percent(seconds, time_s))
+        for name, seconds in zip(profile.names, parts, strict=True)
+    )
+    block_parts = None
+    if blocks is not None:
+        block_parts = _blocks(profile, blocks, time_s, notes)
+    if time_s <= 0:
+        notes.append(
+            f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts"
+        )
+    mean_se = run_se = mean_interval = prediction_interval = None
+    note = NO_INTERVALS
+    if profile.has_intervals:
+        note = None
+        names = profile.names
+        cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
+        mean_var = max(float(x @ cov @ x), 0.0)
+        run_error = profile.sigma**2 * (time_s**2 if profile.weighting == "relative" else 1.0)
+        mean_se, run_se = math.sqrt(mean_var), math.sqrt(mean_var + run_error)
+        q = float(stats.t.ppf(0.5 + level / 2.0, profile.df_resid))
+        mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
+        prediction_interval = (time_s - q * run_se, time_s + q * run_se)
+    return Prediction(
+        time_s=time_s,
+        level=level,
+        mean_interval=mean_interval,
+        prediction_interval=prediction_interval,
+        mean_stderr=mean_se,
+        run_stderr=run_se,
+        df_resid=profile.df_resid if profile.has_intervals else None,
+        contributions=contributions,
+        blocks=block_parts,
+        extrapolation=_extrapolation(
+            profile, dict(zip(profile.names, x, strict=True)), contributions, time_s, extrapolation_factor
+        ),
+        warnings=tuple(notes),
+        intervals_note=note,
+        profile_source=profile.source,
+        weighting=profile.weighting,
+    )
+
+
+def _count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
+    values = []
+    for name in profile.names:
+        if name == INTERCEPT:
+            value = counts.get(INTERCEPT, 1.0)
+            if value != 1.0:
+                raise FitError(
+                    f"count for '{INTERCEPT}' is {value}; the start-up term counts once per run (1)"
+                )
+        elif name not in counts:
+            raise FitError(
+                f"no '{name}' count, but the machine profile prices it; give counts for {', '.join(profile.names)}"
+            )
+        else:
+            value = _check_count(name, counts[name], "counts")
+        values.append(float(value))
+    return np.array(values)
+
+
+def _check_count(name: str, value: float, where: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.number))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise FitError(f"{where}: '{name}' is {value!r}; a count is a finite number >= 0")
+    return float(value)
+
+
+def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) -> list[str]:
+    notes = []
+    for name, value in counts.items():
+        if name not in (*COSTS, INTERCEPT):
+            raise FitError(f"{where}: unknown count '{name}'; accepted: {', '.join(COSTS)}")
+        if name not in profile.costs and _check_count(name, value, where) > 0:
+            notes.append(
+                f"{where}: '{name}' ({value:.3g}) is left out: the machine profile has no '{name}' cost"
+            )
+    return notes
+
+
+def _blocks(
+    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str]
+) -> tuple[Contribution, ...]:
+    result = []
+    for block, block_counts in blocks.items():
+        notes.extend(_unpriced(profile, block_counts, f"block '{block}'"))
+        seconds = sum(
+            profile.costs[name].value * _check_count(name, block_counts.get(name, 0.0), f"block '{block}'")
+            for name in profile.names
+            if name != INTERCEPT
+        )
+        result.append(Contribution(block, float(seconds), _percent(seconds, time_s)))
+    counted = time_s - (profile.costs[INTERCEPT].value if INTERCEPT in profile.costs else 0.0)
+    covered = sum(part.seconds for part in result)
+    if counted > 0 and abs(covered - counted) > 0.01 * counted:
+        notes.append(f"the blocks account for {100 * covered / counted:.1f} % of the counted time, not 100 %")
+    return tuple(result)
+
+
+def _extrapolation(
+    profile: MachineProfile,
+    counts: Mapping[str, float],
+    contributions: tuple[Contribution, ...],
+    time_s: float,
+    factor: float,
+) -> str | None:
+    if not profile.calibration_range or time_s <= 0:
+        return None
+    findings = []
+    for part in contributions:
+        if part.name not in profile.calibration_range or abs(part.seconds) < DOMINANT_SHARE * time_s:
+            continue
+        count, largest = counts[part.name], profile.calibration_range[part.name][1]
+        if count > factor * largest:
+            findings.append(
+                f"'{part.name}' count {count:.3g} is {count / largest:.0f}x the largest in the calibration runs ({largest:.3g})"
+            )
+    if not findings:
+        return None
+    return "extrapolation: " + "; ".join(findings) + "; the fitted costs may not hold that far out"
+
+
+def _percent(seconds: float, total: float) -> float:
+    return float(100.0 * seconds / total) if total > 0 else 0.0

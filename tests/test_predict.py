@@ -1,0 +1,137 @@
+"""Tests of predictions from a machine profile (fitting/predict.py): intervals, breakdowns, warnings."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from numpy.testing import assert_allclose
+from scipy import stats
+
+from perfeq.errors import FitError
+from perfeq.fitting.fit import fit_machine
+from perfeq.fitting.predict import NO_INTERVALS, predict
+from perfeq.fitting.profile import manual_profile
+from perfeq.fitting.report import format_prediction
+from perfeq.fitting.synthetic import COUNT_RANGES, TRUE_COSTS, draw_counts, synthetic_runs, true_time
+
+COSTS = tuple(TRUE_COSTS)
+COUNTS = {"ops": 2e9, "startup": 4e3, "bytes": 3e8}
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return synthetic_runs(30, np.random.default_rng(42))
+
+
+@pytest.fixture(scope="module")
+def profile(runs):
+    return fit_machine(runs)
+
+
+@pytest.mark.parametrize("weighting", ["relative", "none"])
+def test_intervals_match_statsmodels_get_prediction(runs, weighting):
+    profile = fit_machine(runs, weighting=weighting)
+    x = np.array([[run.counts[c] for c in COSTS] for run in runs])
+    t = np.array([run.time_s for run in runs])
+    if weighting == "relative":
+        first = sm.WLS(t, x, weights=1.0 / t**2).fit()
+        result = sm.WLS(t, x, weights=1.0 / (x @ first.params) ** 2).fit()
+    else:
+        result = sm.OLS(t, x).fit()
+    x_new = np.array([[COUNTS[c] for c in COSTS]])
+    t_hat = float((x_new @ result.params)[0])
+    weights = [1.0 / t_hat**2] if weighting == "relative" else [1.0]
+    frame = result.get_prediction(x_new, weights=weights).summary_frame(alpha=0.10)
+
+    prediction = predict(profile, COUNTS, level=0.90)
+    assert_allclose(prediction.time_s, frame["mean"].iloc[0], rtol=1e-9)
+    assert_allclose(prediction.mean_interval, frame[["mean_ci_lower", "mean_ci_upper"]].iloc[0], rtol=1e-8)
+    assert_allclose(
+        prediction.prediction_interval, frame[["obs_ci_lower", "obs_ci_upper"]].iloc[0], rtol=1e-8
+    )
+    assert prediction.df_resid == 27 and prediction.intervals_note is None
+
+
+def test_prediction_intervals_cover_new_runs_at_their_level():
+    rng = np.random.default_rng(99)
+    draws, covered = 200, 0
+    for _ in range(draws):
+        profile = fit_machine(synthetic_runs(30, rng))
+        counts = draw_counts(COUNT_RANGES, rng)
+        new_run = true_time(TRUE_COSTS, counts) * (1.0 + 0.03 * rng.standard_normal())
+        low, high = predict(profile, counts).prediction_interval
+        covered += low <= new_run <= high
+    low, high = stats.binom.interval(0.999, draws, 0.95)
+    assert low <= covered <= high, f"{covered}/{draws} prediction intervals hold the new run"
+
+
+def test_contributions_add_up(profile):
+    prediction = predict(profile, COUNTS)
+    assert [part.name for part in prediction.contributions] == list(COSTS)
+    assert_allclose(sum(part.seconds for part in prediction.contributions), prediction.time_s, rtol=1e-12)
+    assert_allclose(sum(part.percent for part in prediction.contributions), 100.0, rtol=1e-9)
+    ops = prediction.contributions[0]
+    assert_allclose(ops.seconds, profile.costs["ops"].value * COUNTS["ops"], rtol=1e-12)
+    low, high = prediction.mean_interval
+    assert low < prediction.time_s < high
+    assert prediction.prediction_interval[0] < low and high < prediction.prediction_interval[1]
+
+
+def test_blocks_are_priced_and_checked_against_the_whole(profile):
+    blocks = {"compute": {"ops": 2e9}, "halo": {"startup": 4e3, "bytes": 3e8}}
+    prediction = predict(profile, COUNTS, blocks=blocks)
+    assert [part.name for part in prediction.blocks] == ["compute", "halo"]
+    assert_allclose(sum(part.seconds for part in prediction.blocks), prediction.time_s, rtol=1e-12)
+    assert prediction.warnings == ()
+    partial = predict(profile, COUNTS, blocks={"compute": {"ops": 2e9}})
+    assert any("blocks account for" in note for note in partial.warnings)
+    assert "by block:" in format_prediction(partial)
+
+
+def test_manual_profile_predicts_without_intervals_and_says_so():
+    profile = manual_profile({"ops": 1e-9, "startup": 5e-6, "bytes": 1e-9})
+    prediction = predict(profile, COUNTS)
+    assert_allclose(prediction.time_s, 2.0 + 0.02 + 0.3, rtol=1e-12)
+    assert prediction.mean_interval is None and prediction.prediction_interval is None
+    assert prediction.intervals_note == NO_INTERVALS
+    assert "manual" in format_prediction(prediction)
+    assert json.loads(json.dumps(prediction.to_dict()))["intervals_note"] == NO_INTERVALS
+
+
+def test_extrapolation_is_flagged_for_dominant_counts_only(profile):
+    largest = profile.calibration_range["ops"][1]
+    far = predict(profile, {**COUNTS, "ops": 50 * largest})
+    assert far.extrapolation is not None and "'ops' count" in far.extrapolation
+    assert predict(profile, COUNTS).extrapolation is None
+    # 40x beyond the calibration range but under 1 % of the time: not flagged
+    narrow = replace(profile, calibration_range={**profile.calibration_range, "startup": (10.0, 100.0)})
+    prediction = predict(narrow, COUNTS)
+    assert prediction.contributions[1].percent < 1.0
+    assert prediction.extrapolation is None
+
+
+def test_counts_are_checked(profile):
+    with pytest.raises(FitError, match="no 'bytes' count"):
+        predict(profile, {"ops": 1e9, "startup": 10})
+    with pytest.raises(FitError, match="unknown count 'flops'"):
+        predict(profile, {**COUNTS, "flops": 1})
+    with pytest.raises(FitError, match="'ops' is -1"):
+        predict(profile, {**COUNTS, "ops": -1})
+    with pytest.raises(FitError, match="between 0 and 1"):
+        predict(profile, COUNTS, level=95)
+    unpriced = predict(profile, {**COUNTS, "page": 1e4})
+    assert any("'page'" in note and "no 'page' cost" in note for note in unpriced.warnings)
+
+
+def test_intercept_counts_once_per_run():
+    runs = synthetic_runs(30, np.random.default_rng(5), const=0.05)
+    profile = fit_machine(runs, intercept=True)
+    prediction = predict(profile, COUNTS)
+    assert prediction.contributions[-1].name == "const"
+    assert_allclose(prediction.contributions[-1].seconds, profile.costs["const"].value, rtol=1e-12)
+    with pytest.raises(FitError, match="once per run"):
+        predict(profile, {**COUNTS, "const": 2})
