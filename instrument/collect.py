@@ -53,6 +53,7 @@ class _Block:
     kind: str
     loop: int | None
     in_parallel: bool
+    anchor: int | None
     ops: OpCount = ZERO
 
 
@@ -215,8 +216,7 @@ class FunctionCollector:
         self.assignments: list[d.Assignment] = []
         self.params: list[str] = []
         self.has_goto = False
-        self.last_block: int | None = None
-        self._after: tuple[int, int] = (0, 0)
+        self._after: tuple[int, int, int | None] = (0, 0, None)
 
     # ---- ids and slots --------------------------------------------------------------------
     def slot(self, n: int = 1) -> int:
@@ -238,12 +238,18 @@ class FunctionCollector:
     def mt(self, name: str) -> str:
         return f"{name}_MT" if self.parallel else name
 
-    def new_block(self, kind: str, line: int, offset: int | None, depth: int = 0) -> _Block:
-        """Start a block; its counter is inserted at ``offset`` (None: the entry block)."""
+    def new_block(self, kind: str, line: int, offset: int | None, depth: int = 0,
+                  anchor: int | None = None) -> _Block:
+        """Start a block; its counter is inserted at ``offset`` (None: the entry block).
+
+        ``anchor`` is the block whose executions this one's are relative to: the block a loop,
+        conditional or region stands in (for bodies and branches), or the block before a control
+        statement (for the block after it).
+        """
         slot = None if offset is None else self.slot()
-        block = _Block(len(self.u.unit.blocks) + len(self.blocks), slot, line, kind, self.loop, bool(self.parallel))
+        block = _Block(len(self.u.unit.blocks) + len(self.blocks), slot, line, kind, self.loop, bool(self.parallel),
+                       anchor)
         self.blocks.append(block)
-        self.last_block = block.id
         if offset is not None:
             self.u.insert(offset, f" {self.mt('PERFEQ_BLOCK')}({slot}); ", depth)
         self.block = block
@@ -277,7 +283,7 @@ class FunctionCollector:
         for block in self.blocks:
             self.u.unit.blocks.append(
                 d.BlockDescriptor(block.id, self.index, block.slot, block.line, block.kind, block.loop,
-                                  block.in_parallel, block.ops.to_dict())
+                                  block.in_parallel, block.anchor, block.ops.to_dict())
             )
         self.u.unit.functions.append(
             d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
@@ -298,25 +304,30 @@ class FunctionCollector:
         """One statement inside a compound; control statements end the current block."""
         parallel = [p for p in pragmas if OMP_PARALLEL.match(p.string) and not OMP_LOOP.match(p.string)]
         if parallel and not isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            self._ensure_block()
+            before = self.block
             end = self.region_statement(node, depth, parallel[-1])
             if end is not None:
                 self.block = None
-                self._after = (end, node.coord.line)
+                self._after = (end, node.coord.line, before.id if before else None)
             return
         handler = getattr(self, "stmt_" + type(node).__name__, None)
         if handler is not None:
+            if not isinstance(node, (c_ast.Label, c_ast.Pragma)):
+                self._ensure_block()
+            before = self.block
             end = handler(node, depth, pragmas)
             if end is not None:  # a control statement: what follows is a new block
                 self.block = None
-                self._after = (end, node.coord.line)
+                self._after = (end, node.coord.line, before.id if before else None)
             return
         self.simple(node)
 
     def _ensure_block(self) -> None:
         """After a control statement, the next simple statement starts a new block."""
         if self.block is None:
-            end, line = self._after
-            self.new_block("after", line, end)
+            end, line, anchor = self._after
+            self.new_block("after", line, end, anchor=anchor)
 
     def simple(self, node: c_ast.Node) -> None:
         self._ensure_block()
@@ -334,7 +345,7 @@ class FunctionCollector:
                 except SourceError:
                     return
                 self.block = None
-                self._after = (self.src.tokens[end].end, node.coord.line)
+                self._after = (self.src.tokens[end].end, node.coord.line, None)
 
     def declaration(self, node: c_ast.Decl) -> None:
         if node.name:
@@ -399,21 +410,22 @@ class FunctionCollector:
                                              node.coord.line, self.block.id if self.block else None, self.loop))
 
     # ---- sub-statements -------------------------------------------------------------------
-    def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int) -> int:
-        """A body or branch starting at token ``first``; returns its last token index."""
+    def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,
+                      anchor: int | None) -> tuple[int, int]:
+        """A body or branch starting at token ``first``: its last token index and its first block."""
         if isinstance(node, c_ast.Compound) and self.src.tokens[first].text == "{" and self.u.tok(node, "{") == first:
             end = self.src.match_bracket(first)
             saved = self.scope
             self.scope = Scope(saved)
-            self.new_block(kind, node.coord.line, self.src.tokens[first].end, depth + 1)
+            block = self.new_block(kind, node.coord.line, self.src.tokens[first].end, depth + 1, anchor)
             self.items(node.block_items or [], depth + 1)
             self.scope = saved
-            return end
+            return end, block.id
         end = self.src.statement_end(first)
         line = self.src.tokens[first].line
         self.u.insert(self.src.tokens[first].start, "{ ", depth + 1)
         self.u.insert(self.src.tokens[end].end, " }", depth + 1, closing=True)
-        self.new_block(kind, line, self.src.tokens[first].start, depth + 1)
+        block = self.new_block(kind, line, self.src.tokens[first].start, depth + 1, anchor)
         saved = self.scope
         self.scope = Scope(saved)
         if isinstance(node, c_ast.Compound):  # pycparser's wrapper of a pragma + statement
@@ -421,7 +433,7 @@ class FunctionCollector:
         else:
             self.statement(node, depth + 1, [])
         self.scope = saved
-        return end
+        return end, block.id
 
     def stmt_Compound(self, node: c_ast.Compound, depth: int, pragmas: list) -> int | None:
         self._ensure_block()
@@ -538,13 +550,13 @@ class FunctionCollector:
             self.regions.append(region_id)
         self.parallel += 1 if (worksharing or region_id is not None) else 0
         saved_block = self.block
+        anchor = saved_block.id if saved_block else None
         body_block = None
         if collapse > 1:
             flags.append("collapsed")
-            body_block = self._collapsed_body(node.stmt, collapse - 1, depth)
+            body_block = self._collapsed_body(node.stmt, collapse - 1, depth, anchor)
         else:
-            self.sub_statement(body_first, node.stmt, "body", depth)
-            body_block = self.last_block
+            _, body_block = self.sub_statement(body_first, node.stmt, "body", depth, anchor)
         self.parallel -= 1 if (worksharing or region_id is not None) else 0
         if region_id is not None:
             self.regions.pop()
@@ -553,14 +565,14 @@ class FunctionCollector:
         self.u.unit.loops[loop_id] = (
             d.LoopDescriptor(
                 loop_id, self.index, kind, node.coord.line, node.coord.column, var, init_value, cond_text, op,
-                bound, step_text, stride, sorted(depends), self.loop, entry_slot, body_block, values,
+                bound, step_text, stride, sorted(depends), self.loop, anchor, entry_slot, body_block, values,
                 ops_init.to_dict(), ops_cond.to_dict(), ops_step.to_dict(), bool(self.parallel), worksharing,
                 flags,
             )
         )
         return src.tokens[end].end
 
-    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int) -> int | None:
+    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int, anchor: int | None) -> int | None:
         """Inner loops of a collapse(n) nest: no code may stand between them; count the innermost body."""
         inner = stmt
         while isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
@@ -573,9 +585,8 @@ class FunctionCollector:
         open_ = self.src.expect(start + 1, "(")
         close = self.src.match_bracket(open_)
         if levels > 1:
-            return self._collapsed_body(inner.stmt, levels - 1, depth)
-        self.sub_statement(close + 1, inner.stmt, "body", depth)
-        return self.last_block
+            return self._collapsed_body(inner.stmt, levels - 1, depth, anchor)
+        return self.sub_statement(close + 1, inner.stmt, "body", depth, anchor)[1]
 
     def _pragma_token(self, pragma: c_ast.Pragma) -> int | None:
         line = pragma.coord.line
@@ -662,14 +673,13 @@ class FunctionCollector:
         evaluated_in = self.block
         self.add_ops(self.counter().count(node.cond))
         self.expressions(node.cond)
-        then_end = self.sub_statement(close + 1, node.iftrue, "then", depth)
-        then_block = self.last_block
+        anchor = evaluated_in.id if evaluated_in else None
+        then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, anchor)
         else_block = None
         end = then_end
         if node.iffalse is not None:
             else_tok = src._skip_pp(then_end + 1)
-            end = self.sub_statement(else_tok + 1, node.iffalse, "else", depth)
-            else_block = self.last_block
+            end, else_block = self.sub_statement(else_tok + 1, node.iffalse, "else", depth, anchor)
         self.u.unit.conds.append(
             d.CondDescriptor(len(self.u.unit.conds), self.index, "if", node.coord.line,
                              src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
@@ -698,7 +708,8 @@ class FunctionCollector:
                 if label is None:
                     continue
                 colon = src._label_colon(label)
-                self.new_block("case", item.coord.line, src.tokens[colon].end, depth + 1)
+                self.new_block("case", item.coord.line, src.tokens[colon].end, depth + 1,
+                               evaluated_in.id if evaluated_in else None)
                 case_blocks.append(self.block.id)
                 self.items(item.stmts or [], depth + 1)
             else:
@@ -867,6 +878,7 @@ class FunctionCollector:
     def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma) -> int | None:
         """``#pragma omp parallel`` and its structured block: count the entry, walk it in parallel."""
         self._ensure_block()
+        anchor = self.block.id if self.block else None
         first_pp = self._pragma_token(pragma)
         start = self.src._skip_pp(first_pp + 1) if first_pp is not None else None
         if first_pp is None or start is None:
@@ -878,7 +890,7 @@ class FunctionCollector:
         self.regions.append(region_id)
         self.parallel += 1
         if isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
-            self.sub_statement(start, node, "region", depth)
+            self.sub_statement(start, node, "region", depth, anchor)
         else:
             self.statement(node, depth, [])
         self.parallel -= 1

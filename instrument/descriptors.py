@@ -23,6 +23,7 @@ class BlockDescriptor:
     kind: str  # entry, body, then, else, after, case, label
     loop: int | None  # innermost enclosing loop
     in_parallel: bool
+    anchor: int | None  # the block this one's executions are relative to (see collect.py)
     ops: dict[str, int]
 
 
@@ -42,6 +43,7 @@ class LoopDescriptor:
     stride: str | None  # the amount added per iteration (+1 for i++, -1 for i--, s for i += s)
     depends: list[str]  # names the init, bound and stride refer to
     parent: int | None  # enclosing loop
+    block: int | None  # the block the loop stands in (its entries are that block's executions)
     entry_slot: int | None
     body_block: int | None  # its executions are the iterations
     values: dict[str, int]  # value slots recorded at entry: init, bound
