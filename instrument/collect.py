@@ -55,6 +55,7 @@ class _Block:
     in_parallel: bool
     anchor: int | None
     ops: OpCount = ZERO
+    arrays: set = field(default_factory=set)
 
 
 class UnitCollector:
@@ -217,6 +218,7 @@ class FunctionCollector:
         self.params: list[str] = []
         self.has_goto = False
         self._after: tuple[int, int, int | None] = (0, 0, None)
+        self._stmt_end: int | None = None  # where statement-level hooks of the current statement go
 
     # ---- ids and slots --------------------------------------------------------------------
     def slot(self, n: int = 1) -> int:
@@ -255,9 +257,11 @@ class FunctionCollector:
         self.block = block
         return block
 
-    def add_ops(self, ops: OpCount) -> None:
+    def add_ops(self, ops: OpCount, node: c_ast.Node | None = None) -> None:
         if self.block is not None:
             self.block.ops = self.block.ops + ops
+            if node is not None:
+                self.block.arrays |= _arrays(node)
 
     # ---- the function ---------------------------------------------------------------------
     def run(self) -> None:
@@ -283,7 +287,7 @@ class FunctionCollector:
         for block in self.blocks:
             self.u.unit.blocks.append(
                 d.BlockDescriptor(block.id, self.index, block.slot, block.line, block.kind, block.loop,
-                                  block.in_parallel, block.anchor, block.ops.to_dict())
+                                  block.in_parallel, block.anchor, block.ops.to_dict(), sorted(block.arrays))
             )
         self.u.unit.functions.append(
             d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
@@ -331,10 +335,11 @@ class FunctionCollector:
 
     def simple(self, node: c_ast.Node) -> None:
         self._ensure_block()
+        self._stmt_end = self.statement_end_offset(node)
         if isinstance(node, c_ast.Decl):
             self.declaration(node)
         else:
-            self.add_ops(self.counter().count(node))
+            self.add_ops(self.counter().count(node), node)
             self.expressions(node)
             self.record_assignment(node)
         if isinstance(node, (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)):
@@ -363,7 +368,7 @@ class FunctionCollector:
                              "vla" if vla else "fixed", len(extents), extents, _element_text(node.type), slot)
             )
         if node.init is not None:
-            self.add_ops(self.counter().count(node.init))
+            self.add_ops(self.counter().count(node.init), node.init)
             self.expressions(node.init, target=node.name)
             if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
                 text = self.init_text(node)
@@ -384,16 +389,21 @@ class FunctionCollector:
             return None
         return self.src.text_of(eq + 1, end - 1)
 
-    def after_statement(self, node: c_ast.Node, text: str) -> None:
-        """Insert a statement after the one (declaration or expression) at ``node``."""
+    def statement_end_offset(self, node: c_ast.Node) -> int | None:
+        """Offset just after the ';' of the simple statement (declaration or expression) at ``node``."""
         start = self.u.tok(node)
         if start is None:
-            return
+            return None
         try:
             end = self.src.scan_to(start, (";",))
         except SourceError:
-            return
-        self.u.insert(self.src.tokens[end].end, " " + text)
+            return None
+        return self.src.tokens[end].end
+
+    def after_statement(self, node: c_ast.Node, text: str) -> None:
+        """Insert a statement after the current statement (for a condition: after its if/switch)."""
+        if self._stmt_end is not None:
+            self.u.insert(self._stmt_end, " " + text)
 
     def record_assignment(self, node: c_ast.Node) -> None:
         if not (isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID)):
@@ -671,7 +681,8 @@ class FunctionCollector:
         except SourceError:
             return None
         evaluated_in = self.block
-        self.add_ops(self.counter().count(node.cond))
+        self.add_ops(self.counter().count(node.cond), node.cond)
+        self._stmt_end = src.tokens[src.statement_end(start)].end
         self.expressions(node.cond)
         anchor = evaluated_in.id if evaluated_in else None
         then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, anchor)
@@ -700,6 +711,7 @@ class FunctionCollector:
         end = src.statement_end(start)
         evaluated_in = self.block
         self.add_ops(self.counter().count(node.cond))
+        self._stmt_end = src.tokens[end].end
         self.expressions(node.cond)
         case_blocks = []
         for item in node.stmt.block_items or []:
@@ -744,6 +756,7 @@ class FunctionCollector:
             name = call.name.name if isinstance(call.name, c_ast.ID) else None
             if name is None:
                 continue
+            self.argv_by_reference(call)
             if name in self.u.user_functions:
                 self.user_call(call, name)
             elif name.startswith("MPI_"):
@@ -835,6 +848,19 @@ class FunctionCollector:
             d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot)
         )
 
+    def argv_by_reference(self, call: c_ast.FuncCall) -> None:
+        """``parse_int(argv[1], &n)``: a call given an argv element and the address of a variable."""
+        args = call.args.exprs if call.args else []
+        if isinstance(call.name, c_ast.ID) and call.name.name.startswith("MPI_"):
+            return
+        if not any(_mentions_argv(a) and not isinstance(a, c_ast.UnaryOp) for a in args):
+            return
+        for arg in args:
+            if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
+                typ = self.scope.lookup(arg.expr.name)
+                if arg.expr.name not in ("argc", "argv") and typ is not None and typ.depth == 0 and not typ.struct:
+                    self.param(call, arg.expr.name, arg.expr.name, "argv", call)
+
     def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str, target: str | None) -> None:
         args = call.args.exprs if call.args else []
         if not args or "argv" not in _names(args[0]) and not _mentions_argv(args[0]):
@@ -902,6 +928,7 @@ class FunctionCollector:
         slot = self.slot()
         self.u.unit.regions.append(
             d.RegionDescriptor(region_id, self.index, pragma.coord.line, pragma.string.strip(), slot,
+                               self.block.id if self.block else None,
                                self.regions[-1] if self.regions else None, loop)
         )
         return region_id, f"{self.mt('PERFEQ_REGION')}({slot}); "
@@ -937,6 +964,24 @@ def _names(node: c_ast.Node | None) -> set[str]:
     if node is None:
         return set()
     return {n.name for n in _walk(node) if isinstance(n, c_ast.ID)}
+
+
+def _arrays(node: c_ast.Node) -> set[str]:
+    """Names of the arrays and pointers an expression reads or writes through."""
+    names = set()
+    for n in _walk(node):
+        base = None
+        if isinstance(n, c_ast.ArrayRef):
+            base = n.name
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":
+            base = n.expr
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(base, c_ast.BinaryOp):  # *(p + i)
+            base = base.left
+        if isinstance(base, c_ast.ID):
+            names.add(base.name)
+    return names
 
 
 def _is_id(node: c_ast.Node, name: str) -> bool:

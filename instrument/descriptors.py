@@ -25,6 +25,7 @@ class BlockDescriptor:
     in_parallel: bool
     anchor: int | None  # the block this one's executions are relative to (see collect.py)
     ops: dict[str, int]
+    arrays: list[str]  # arrays and pointers the block reads or writes through
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class RegionDescriptor:
     line: int
     pragma: str
     slot: int | None  # entries (serial-to-parallel transitions)
+    block: int | None  # the block it stands in
     parent: int | None  # the enclosing region (the paper's linked list)
     loop: int | None  # the associated loop of a combined construct
 
