@@ -1,0 +1,158 @@
+"""C expression text to sympy, with C's integer semantics (symbolic stage).
+
+Names are handed to a resolver, which returns a sympy expression or raises :class:`Unresolved`.
+Integer division is ``floor`` (C truncates toward zero; the sizes and ranks modeled here are not
+negative), ``%`` is ``Mod``, comparisons and ``&&``/``||`` become sympy relations and logic, and
+``?:`` becomes ``Piecewise``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+import sympy as sp
+from pycparser import c_ast, c_parser
+
+TYPE_SIZES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
+    "unsigned": 4, "unsigned int": 4, "long": 8, "unsigned long": 8, "long long": 8,
+    "unsigned long long": 8, "float": 4, "double": 8, "long double": 16, "size_t": 8,
+    "int32_t": 4, "int64_t": 8, "uint32_t": 4, "uint64_t": 8, "ptrdiff_t": 8,
+}
+_TYPEDEFS = "typedef unsigned long size_t; typedef long ptrdiff_t; typedef int int32_t; " \
+    "typedef long int64_t; typedef unsigned uint32_t; typedef unsigned long uint64_t;"
+_FUNCTIONS = {
+    "sqrt": sp.sqrt, "log": sp.log, "log2": lambda x: sp.log(x, 2), "exp": sp.exp, "pow": sp.Pow,
+    "ceil": sp.ceiling, "floor": sp.floor, "abs": sp.Abs, "fabs": sp.Abs, "labs": sp.Abs,
+    "MIN": sp.Min, "MAX": sp.Max, "min": sp.Min, "max": sp.Max, "fmin": sp.Min, "fmax": sp.Max,
+}
+
+
+class Unresolved(Exception):
+    """A name (or construct) the resolver cannot express in model symbols."""
+
+
+Resolver = Callable[[str], sp.Expr]
+
+
+@lru_cache(maxsize=4096)
+def parse_c_expression(text: str) -> c_ast.Node:
+    """The pycparser AST of one C expression."""
+    parser = c_parser.CParser()
+    try:
+        ast = parser.parse(f"{_TYPEDEFS} void __perfeq_f(void) {{ __perfeq_x = ({text}); }}")
+    except c_parser.ParseError as exc:
+        raise Unresolved(f"cannot parse C expression '{text}': {exc}") from None
+    return ast.ext[-1].body.block_items[0].rvalue
+
+
+def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
+    """The sympy value of C expression ``text``."""
+    return _Converter(resolve).visit(parse_c_expression(text))
+
+
+class _Converter:
+    def __init__(self, resolve: Resolver):
+        self.resolve = resolve
+
+    def visit(self, node: c_ast.Node) -> sp.Expr:
+        method = getattr(self, "v_" + type(node).__name__, None)
+        if method is None:
+            raise Unresolved(f"unsupported construct {type(node).__name__}")
+        return method(node)
+
+    def v_Constant(self, node: c_ast.Constant) -> sp.Expr:
+        value = node.value.rstrip("uUlLfF") if node.type not in ("char", "string") else node.value
+        if node.type in ("int", "unsigned int", "long int", "unsigned long int", "long long int",
+                         "unsigned long long int") or node.type.endswith("int"):
+            return sp.Integer(int(value, 0))
+        if node.type in ("double", "float", "long double"):
+            return sp.Rational(value) if "e" not in value.lower() else sp.Float(value)
+        raise Unresolved(f"constant {node.value}")
+
+    def v_ID(self, node: c_ast.ID) -> sp.Expr:
+        return self.resolve(node.name)
+
+    def v_UnaryOp(self, node: c_ast.UnaryOp) -> sp.Expr:
+        if node.op == "sizeof":
+            return sp.Integer(self._sizeof(node.expr))
+        value = self.visit(node.expr)
+        if node.op == "-":
+            return -value
+        if node.op == "+":
+            return value
+        if node.op == "!":
+            return sp.Not(_as_bool(value))
+        raise Unresolved(f"operator {node.op}")
+
+    def _sizeof(self, node: c_ast.Node) -> int:
+        if isinstance(node, c_ast.Typename):
+            typ = node.type
+            if isinstance(typ, c_ast.PtrDecl):
+                return 8
+            if isinstance(typ, c_ast.TypeDecl) and isinstance(typ.type, c_ast.IdentifierType):
+                name = " ".join(typ.type.names)
+                if name in TYPE_SIZES:
+                    return TYPE_SIZES[name]
+        raise Unresolved("sizeof of an expression or an unknown type")
+
+    def v_BinaryOp(self, node: c_ast.BinaryOp) -> sp.Expr:
+        left, right = self.visit(node.left), self.visit(node.right)
+        op = node.op
+        if op == "+":
+            return left + right
+        if op == "-":
+            return left - right
+        if op == "*":
+            return left * right
+        if op == "/":
+            if _is_integer(left) and _is_integer(right):
+                return sp.floor(left / right)
+            return left / right
+        if op == "%":
+            return sp.Mod(left, right)
+        if op == "<<":
+            return left * 2**right
+        if op == ">>":
+            return sp.floor(left / 2**right)
+        relations = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
+        if op in relations:
+            return relations[op](left, right)
+        if op == "&&":
+            return sp.And(_as_bool(left), _as_bool(right))
+        if op == "||":
+            return sp.Or(_as_bool(left), _as_bool(right))
+        raise Unresolved(f"operator {op}")
+
+    def v_TernaryOp(self, node: c_ast.TernaryOp) -> sp.Expr:
+        cond = _as_bool(self.visit(node.cond))
+        return sp.Piecewise((self.visit(node.iftrue), cond), (self.visit(node.iffalse), True))
+
+    def v_Cast(self, node: c_ast.Cast) -> sp.Expr:
+        value = self.visit(node.expr)
+        typ = node.to_type.type
+        if isinstance(typ, c_ast.TypeDecl) and isinstance(typ.type, c_ast.IdentifierType):
+            names = " ".join(typ.type.names)
+            if names in ("double", "float", "long double"):
+                return value
+            if not _is_integer(value):
+                return sp.floor(value)  # truncation of a non-negative value
+            return value
+        raise Unresolved("cast to a pointer or aggregate")
+
+    def v_FuncCall(self, node: c_ast.FuncCall) -> sp.Expr:
+        if not isinstance(node.name, c_ast.ID) or node.name.name not in _FUNCTIONS:
+            raise Unresolved(f"call of {getattr(node.name, 'name', 'a function pointer')}")
+        args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
+        return _FUNCTIONS[node.name.name](*args)
+
+
+def _is_integer(value: sp.Expr) -> bool:
+    return bool(getattr(value, "is_integer", False))
+
+
+def _as_bool(value: sp.Expr) -> sp.Basic:
+    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+        return value
+    return sp.Ne(value, 0)

@@ -1,0 +1,98 @@
+"""The chi vector: operation counts per cost, assembled from execution counts (symbolic stage, 3.2).
+
+One assembly serves both the measured counts of a trace (numbers) and the model (sympy
+expressions), so the two can be compared key by key:
+
+* ``ops``: operations, serial ones plus parallel ones divided by the threads that share them
+  (the critical path of one process); ``ops_total`` counts every thread's operations;
+* ``par``: serial-to-parallel transitions (OpenMP parallel region entries);
+* ``startup``: messages this rank sends (a collective counts as the messages its algorithm sends
+  from this rank, see perfeq.runtime.mpi_spec); ``critical``: messages on the critical path;
+* ``bytes``: bytes this rank sends;
+* finer keys ``flops``, ``iops``, ``cmp``, ``loads``, ``stores``, ``calls``.
+
+Loop headers count their initialisation once per entry, their condition once per test (iterations
+plus entries) and their increment once per iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
+CHI_KEYS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
+
+
+@dataclass
+class Item:
+    """One contribution: a block, a loop header, a region or an MPI call site, in one context."""
+
+    kind: str  # block, loop, region, comm
+    unit: str
+    id: int
+    line: int
+    function: str
+    context: str
+    counts: dict[str, Any] = field(default_factory=dict)  # chi key -> value or expression
+
+    @property
+    def label(self) -> str:
+        return f"{self.function}:{self.line} {self.kind} {self.id} [{self.context}]"
+
+
+def block_item(unit: dict, block: dict, executions: Any, context: str, threads: Any) -> Item:
+    ops = block["ops"]
+    item = Item("block", unit["source"], block["id"], block["line"], _fname(unit, block["function"]), context)
+    for kind in OP_KINDS:
+        item.counts[kind] = executions * ops.get(kind, 0)
+    total = executions * ops.get("total", 0)
+    item.counts["ops_total"] = total
+    item.counts["ops"] = total / threads if block["in_parallel"] else total
+    item.counts["executions"] = executions
+    return item
+
+
+def loop_item(unit: dict, loop: dict, entries: Any, iterations: Any, context: str, threads: Any) -> Item:
+    item = Item("loop", unit["source"], loop["id"], loop["line"], _fname(unit, loop["function"]), context)
+    tests = iterations + entries
+    for kind in OP_KINDS:
+        item.counts[kind] = (entries * loop["ops_init"].get(kind, 0) + tests * loop["ops_cond"].get(kind, 0)
+                             + iterations * loop["ops_step"].get(kind, 0))
+    total = (entries * loop["ops_init"]["total"] + tests * loop["ops_cond"]["total"]
+             + iterations * loop["ops_step"]["total"])
+    item.counts["ops_total"] = total
+    item.counts["ops"] = total / threads if (loop["in_parallel"] or loop["worksharing"]) else total
+    item.counts["entries"] = entries
+    item.counts["iterations"] = iterations
+    return item
+
+
+def region_item(unit: dict, region: dict, entries: Any, context: str) -> Item:
+    item = Item("region", unit["source"], region["id"], region["line"], _fname(unit, region["function"]), context)
+    item.counts["par"] = entries
+    return item
+
+
+def comm_item(unit: dict, comm: dict, sent: Any, nbytes: Any, critical: Any, context: str) -> Item:
+    item = Item("comm", unit["source"], comm["id"], comm["line"], _fname(unit, comm["function"]), context)
+    item.counts["startup"] = sent
+    item.counts["bytes"] = nbytes
+    item.counts["critical"] = critical
+    return item
+
+
+def totals(items: list[Item], add: Callable[[Any, Any], Any] | None = None) -> dict[str, Any]:
+    """Sum of every key over the items (missing keys count as zero)."""
+    out: dict[str, Any] = {key: 0 for key in (*CHI_KEYS, "ops_total", "critical", *OP_KINDS)}
+    for item in items:
+        for key, value in item.counts.items():
+            if key in ("executions", "entries", "iterations"):
+                continue
+            out[key] = out.get(key, 0) + value if add is None else add(out.get(key, 0), value)
+    return out
+
+
+def _fname(unit: dict, function: int) -> str:
+    return unit["functions"][function]["name"]

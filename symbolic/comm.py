@@ -1,0 +1,113 @@
+"""Communication counts of MPI call sites as expressions (symbolic stage, paper 3.2).
+
+A point-to-point call is one message; a collective sends the messages of its algorithm from this
+rank (binomial trees, recursive doubling, rings: perfeq.runtime.mpi_spec holds the one table).
+The per-rank message functions of the table are attached to sympy functions, so expressions stay
+symbolic in P and the rank and evaluate with numpy.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from sympy.utilities.lambdify import implemented_function
+
+from perfeq.runtime.mpi_spec import MPI_CALLS, MessageModel
+from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.resolve import Resolver
+from perfeq.symbolic.symbols import RANK, P
+
+MPI_TYPE_SIZES = {
+    "MPI_DOUBLE": 8, "MPI_FLOAT": 4, "MPI_INT": 4, "MPI_LONG": 8, "MPI_LONG_LONG": 8, "MPI_CHAR": 1,
+    "MPI_BYTE": 1, "MPI_UNSIGNED": 4, "MPI_UNSIGNED_LONG": 8, "MPI_SHORT": 2, "MPI_2INT": 8,
+    "MPI_DOUBLE_INT": 12, "MPI_LONG_DOUBLE": 16, "MPI_C_BOOL": 1, "MPI_INT64_T": 8, "MPI_INT32_T": 4,
+}
+
+
+def _key(model: MessageModel) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in model.name)
+
+
+@lru_cache(maxsize=None)
+def message_functions(model_name: str) -> dict[str, sp.Function]:
+    """sympy functions of (P, v) for messages sent, blocks sent, critical path; and rank averages."""
+    model = next(call.model for call in MPI_CALLS.values() if _key(call.model) == model_name)
+    sent = np.vectorize(lambda p, v: model.sent(int(p), int(v)), otypes=[float])
+    blocks = np.vectorize(lambda p, v: model.blocks(int(p), int(v)), otypes=[float])
+    critical = np.vectorize(lambda p: model.critical(int(p)), otypes=[float])
+    avg_sent = np.vectorize(lambda p: sum(model.sent(int(p), v) for v in range(int(p))) / int(p), otypes=[float])
+    avg_blocks = np.vectorize(lambda p: sum(model.blocks(int(p), v) for v in range(int(p))) / int(p),
+                              otypes=[float])
+    return {
+        "sent": implemented_function(f"mpi_sent_{model_name}", sent),
+        "blocks": implemented_function(f"mpi_blocks_{model_name}", blocks),
+        "critical": implemented_function(f"mpi_critical_{model_name}", critical),
+        "avg_sent": implemented_function(f"mpi_avgsent_{model_name}", avg_sent),
+        "avg_blocks": implemented_function(f"mpi_avgblocks_{model_name}", avg_blocks),
+    }
+
+
+def all_message_functions() -> dict[str, sp.Function]:
+    """Every implemented message function by name (to restore them when a model file is read)."""
+    out = {}
+    for call in MPI_CALLS.values():
+        for fn in message_functions(_key(call.model)).values():
+            out[str(fn)] = fn
+    return out
+
+
+def comm_counts(comm: dict, resolver: Resolver, records: list) -> tuple[sp.Expr, sp.Expr, sp.Expr, list[str]]:
+    """(messages sent, bytes sent, critical-path messages) of ONE call of ``comm`` on one rank.
+
+    ``records`` are the run's MPI records of this site (for the datatype size and fallbacks).
+    Returns also notes on what was approximated.
+    """
+    notes: list[str] = []
+    spec = MPI_CALLS.get(comm["call"])
+    if spec is None:
+        return sp.Integer(0), sp.Integer(0), sp.Integer(0), [f"{comm['call']} is not modeled"]
+    fns = message_functions(_key(spec.model))
+    nbytes = _block_bytes(comm, resolver, records, notes)
+    if spec.root is not None:
+        try:
+            root = to_sympy(comm["root"], resolver) if comm["root"] else sp.Integer(0)
+            if root.free_symbols - {P, RANK} - _size_symbols(resolver):
+                raise Unresolved("the root changes inside a loop")
+            v = sp.Mod(RANK - root, P)
+            return fns["sent"](P, v), fns["blocks"](P, v) * nbytes, fns["critical"](P), notes
+        except Unresolved as exc:
+            notes.append(f"root {comm['root']} not symbolic ({exc}): per-rank messages averaged over ranks")
+            return fns["avg_sent"](P), fns["avg_blocks"](P) * nbytes, fns["critical"](P), notes
+    return fns["sent"](P, RANK), fns["blocks"](P, RANK) * nbytes, fns["critical"](P), notes
+
+
+def _size_symbols(resolver: Resolver) -> set:
+    return {s for s in resolver.param_symbols.values() if isinstance(s, sp.Symbol)}
+
+
+def _block_bytes(comm: dict, resolver: Resolver, records: list, notes: list[str]) -> sp.Expr:
+    calls = sum(r.calls for r in records)
+    elements = sum(r.elements for r in records)
+    measured_bytes = sum(r.bytes for r in records)
+    size = None
+    if elements:
+        size = sp.Rational(measured_bytes, elements)
+    elif comm["datatype"] in MPI_TYPE_SIZES:
+        size = sp.Integer(MPI_TYPE_SIZES[comm["datatype"]])
+    elif comm["datatype"] and comm["datatype"].removeprefix("MPI_").lower() in TYPE_SIZES:
+        size = sp.Integer(TYPE_SIZES[comm["datatype"].removeprefix("MPI_").lower()])
+    if comm["count"] is None:
+        return sp.Integer(0)
+    try:
+        count = to_sympy(comm["count"], resolver)
+        if size is None:
+            raise Unresolved(f"size of {comm['datatype']}")
+        return count * size
+    except Unresolved as exc:
+        if calls:
+            notes.append(f"count {comm['count']} not symbolic ({exc}): measured bytes per call")
+            return sp.Rational(measured_bytes, calls)
+        notes.append(f"count {comm['count']} not symbolic and never called")
+        return sp.Integer(0)

@@ -1,0 +1,458 @@
+"""Symbolic execution counts per block, loop, region and MPI call (symbolic stage, paper 3.1).
+
+For every call-graph context of an instrumentation run, the executions of each basic block are
+derived as sympy expressions in the problem-size parameters, P, the rank and the OpenMP thread
+count T:
+
+* a block's count relative to its anchor block (entry: once per invocation; loop body: once per
+  iteration; then/else: the true ratio; after a control statement: as often as the block before);
+* sums over the iteration spaces of the enclosing loops (triangular loops are summed exactly);
+* the invocations of a context from its parent's call-site block, with the callee's parameters
+  replaced by the call's argument expressions.
+
+Each loop's trip count follows the paper's three steps: symbolic from its bounds, else a fit of the
+measured trips to the problem size ("an integer multiple"), else the measured constant.  Every
+symbolic count is checked against the run's counters; one that does not reproduce them falls back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.observe import ContextObservation, RunObservation
+from perfeq.symbolic.resolve import Resolver, UnitView, formal_symbol, loop_symbol, parameter_symbol
+from perfeq.symbolic.symbols import RANK, P, T, size_symbol
+
+
+@dataclass(frozen=True)
+class Fallback:
+    where: str  # file:line
+    kind: str  # fit, constant, measured-ratio, measured
+    what: str  # loop, conditional, context
+    detail: str
+
+    def message(self) -> str:
+        return f"{self.where}: {self.what} modeled as {self.kind}: {self.detail}"
+
+
+@dataclass
+class ContextCounts:
+    """The symbolic counts of one context (totals over all its invocations in the run)."""
+
+    obs: ContextObservation
+    unit: UnitView
+    blocks: dict[int, sp.Expr] = field(default_factory=dict)
+    loop_entries: dict[int, sp.Expr] = field(default_factory=dict)
+    loop_iterations: dict[int, sp.Expr] = field(default_factory=dict)
+    regions: dict[int, sp.Expr] = field(default_factory=dict)
+    comms: dict[int, sp.Expr] = field(default_factory=dict)
+
+
+class CountModel:
+    """Builds and checks the symbolic counts of every context of one run."""
+
+    def __init__(self, run: RunObservation, extra_runs: list[RunObservation] | None = None):
+        self.run = run
+        self.extra_runs = extra_runs or []
+        self.units = {path: UnitView(data, key=f"u{i}_" if i else "") for i, (path, data) in
+                      enumerate(sorted(run.units.items()))}
+        self.fallbacks: list[Fallback] = []
+        self.param_symbols = self._param_symbols()
+        self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
+        self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
+        self._cache: dict[tuple[int, int], sp.Expr] = {}
+        self._ids: dict[int, int] = {}
+
+    # ---- parameters -------------------------------------------------------------------------
+    def _param_symbols(self) -> dict[str, sp.Expr]:
+        symbols: dict[str, sp.Expr] = {}
+        for unit in self.units.values():
+            for p in unit.params:
+                symbols.setdefault(p["variable"], parameter_symbol(p))
+        return symbols
+
+    def values(self, run: RunObservation, rank: int) -> dict[sp.Symbol, float]:
+        """Symbol values of a run for one rank."""
+        subs: dict[sp.Symbol, float] = {P: run.nranks, T: run.threads, RANK: rank}
+        for variable, symbol in self.param_symbols.items():
+            if isinstance(symbol, sp.Symbol) and symbol not in (P, T, RANK) and variable in run.params:
+                subs[symbol] = run.params[variable]
+        return subs
+
+    @property
+    def size_symbols(self) -> list[sp.Symbol]:
+        found = {s for s in self.param_symbols.values() if s not in (P, T, RANK)}
+        return sorted(found, key=lambda s: s.name)
+
+    # ---- the whole run ------------------------------------------------------------------------
+    def build(self) -> list[ContextCounts]:
+        results = []
+        for ctx in self.run.contexts():
+            self._ids[id(ctx)] = len(self._ids)
+            if ctx.unit not in self.units:
+                continue
+            results.append(self._context(ctx))
+        return results
+
+    def _context(self, ctx: ContextObservation) -> ContextCounts:
+        unit = self.units[ctx.unit]
+        fn = ctx.function
+        out = ContextCounts(ctx, unit)
+        loops = [loop for loop in unit.loops if loop["function"] == fn]
+        conds = [c for c in unit.data["conds"] if c["function"] == fn and c["kind"] == "if"]
+        # decide modes outer-first: loops in id order (pre-order), conditionals before what they guard
+        items = sorted([("loop", loop["line"], loop) for loop in loops] + [("cond", c["line"], c) for c in conds],
+                       key=lambda t: (t[1], t[0] != "loop"))
+        for kind, _, desc in items:
+            if kind == "loop":
+                self._decide_loop(ctx, unit, desc)
+            else:
+                self._decide_cond(ctx, unit, desc)
+        for block in unit.blocks:
+            if block["function"] == fn:
+                out.blocks[block["id"]] = self._safe_total(ctx, unit, block["id"])
+        for loop in loops:
+            out.loop_entries[loop["id"]] = self._safe_total(ctx, unit, loop["block"])
+            if loop["body_block"] is not None:
+                out.loop_iterations[loop["id"]] = self._safe_total(ctx, unit, loop["body_block"])
+        for region in unit.data["regions"]:
+            if region["function"] == fn and region.get("block") is not None:
+                out.regions[region["id"]] = self._safe_total(ctx, unit, region["block"])
+        for comm in unit.data["comms"]:
+            if comm["function"] == fn and comm["block"] is not None:
+                out.comms[comm["id"]] = self._comm(ctx, unit, comm)
+        return out
+
+    def _comm(self, ctx, unit: UnitView, comm: dict) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+        """(messages sent, bytes sent, critical-path messages) of one MPI call site, summed."""
+        from perfeq.runtime.mpi_spec import message_counts
+        from perfeq.symbolic.comm import comm_counts
+
+        resolver = Resolver(unit, comm["function"], comm["loop"], comm["line"], self.param_symbols)
+        records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm["id"], [])]
+        sent, nbytes, critical, notes = comm_counts(comm, resolver, records)
+        where = self._where(unit, comm["line"])
+        for note in notes:
+            self.fallbacks.append(Fallback(where, "measured", "communication", note))
+        try:
+            result = tuple(self.total(ctx, unit, comm["block"], w) for w in (sent, nbytes, critical))
+            if self._check_comm(ctx, comm, result):
+                return result
+            reason = "the symbolic messages do not reproduce the measured ones"
+        except Unresolved as exc:
+            reason = str(exc)
+        measured = []
+        for r in range(self.run.nranks):
+            total = None
+            for rec in ctx.mpi.get(r, {}).get(comm["id"], []):
+                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                        comm_rank=rec.comm_rank, root=rec.root)
+                total = counts if total is None else total + counts
+            measured.append(total)
+        self.fallbacks.append(Fallback(where, "measured", "communication", reason))
+        n = self.run.nranks
+        return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
+                     for key in ("sent", "bytes_sent", "critical"))
+
+    def _check_comm(self, ctx, comm: dict, result: tuple) -> bool:
+        from perfeq.runtime.mpi_spec import message_counts
+
+        for r in range(self.run.nranks):
+            sent = nbytes = 0
+            for rec in ctx.mpi.get(r, {}).get(comm["id"], []):
+                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                        comm_rank=rec.comm_rank, root=rec.root)
+                sent, nbytes = sent + counts.sent, nbytes + counts.bytes_sent
+            values = self.values(self.run, r)
+            for expr, want in ((result[0], sent), (result[1], nbytes)):
+                got = _number(expr, values)
+                if got is None or abs(got - want) > 1e-6 * max(1.0, abs(want)):
+                    return False
+        return True
+
+    def _safe_total(self, ctx, unit, block_id) -> sp.Expr:
+        try:
+            return self.total(ctx, unit, block_id)
+        except Unresolved:
+            return self._measured_total(ctx, unit, block_id)
+
+    # ---- measured values ----------------------------------------------------------------------
+    def measured(self, ctx: ContextObservation, unit: UnitView, block_id: int, rank: int) -> int:
+        block = unit.blocks[block_id]
+        return ctx.counter(rank, block["slot"])
+
+    def _measured_total(self, ctx, unit, block_id) -> sp.Expr:
+        """A block's count as measured, averaged over ranks (the last resort)."""
+        ranks = range(self.run.nranks)
+        mean = sp.Rational(sum(self.measured(ctx, unit, block_id, r) for r in ranks), self.run.nranks)
+        return mean
+
+    def _check(self, ctx, unit, block_id, expr: sp.Expr) -> bool:
+        """Whether ``expr`` reproduces the block's counter on every rank of every run."""
+        free = expr.free_symbols - {P, T, RANK, *self.size_symbols}
+        if free:
+            return False
+        for run in [self.run]:
+            for rank in range(run.nranks):
+                number = _number(expr, self.values(run, rank))
+                if number is None:
+                    return False
+                if abs(number - self.measured(ctx, unit, block_id, rank)) > 1e-6 * max(1.0, abs(number)):
+                    return False
+        return True
+
+    # ---- loops --------------------------------------------------------------------------------
+    def _where(self, unit: UnitView, line: int) -> str:
+        return f"{unit.data['source']}:{line}"
+
+    def _decide_loop(self, ctx, unit: UnitView, loop: dict) -> None:
+        key = (self._ids[id(ctx)], loop["id"])
+        self._loop_mode[key] = None
+        if loop["body_block"] is None:
+            return
+        reason = None
+        bad = [f for f in loop["flags"] if f in ("var-modified", "goto", "collapsed")]
+        if bad:
+            reason = ", ".join(bad)
+        else:
+            try:
+                self.trips(unit, loop)
+                self._cache.clear()
+                if self._check(ctx, unit, loop["body_block"], self.total(ctx, unit, loop["body_block"])):
+                    return
+                reason = "its symbolic trip count does not reproduce the measured iterations"
+            except Unresolved as exc:
+                reason = f"bound not symbolic ({exc})"
+        self._loop_mode[key] = self._fallback_trips(ctx, unit, loop, reason)
+        self._cache.clear()
+
+    def _fallback_trips(self, ctx, unit: UnitView, loop: dict, reason: str) -> sp.Expr:
+        ranks = range(self.run.nranks)
+        entries = sum(ctx.counter(r, loop["entry_slot"]) for r in ranks)
+        iterations = sum(self.measured(ctx, unit, loop["body_block"], r) for r in ranks)
+        where = self._where(unit, loop["line"])
+        if entries == 0:
+            self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; never entered in the run"))
+            return sp.Integer(0)
+        trips = sp.Rational(iterations, entries)
+        fitted = self._fit(trips)
+        if fitted is not None:
+            self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}"))
+            return fitted
+        self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"))
+        return trips
+
+    def _fit(self, trips: sp.Rational) -> sp.Expr | None:
+        """The paper's simplified fit: trips an integer multiple of a problem-size form."""
+        if trips <= 0:
+            return None
+        values = self.values(self.run, 0)
+        for symbol in self.size_symbols:
+            value = values.get(symbol)
+            if not value:
+                continue
+            for form in (symbol, sp.floor(symbol / P), symbol**2, sp.floor(symbol**2 / P)):
+                base = form.subs(values)
+                if base and base != 1:
+                    multiple = trips / base
+                    if multiple.is_integer and multiple > 0 and self._fits_others(form * multiple, trips):
+                        return multiple * form
+        return None
+
+    def _fits_others(self, form: sp.Expr, trips: sp.Expr) -> bool:
+        return True  # with one run, any integer multiple is accepted (the paper's rule)
+
+    def trips(self, unit: UnitView, loop: dict) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
+        """(variable, first value, stride, number of iterations) of a loop with a symbolic form."""
+        if loop["var"] is None or loop["bound"] is None or loop["kind"] != "for" or loop["init"] is None:
+            raise Unresolved("not a counted for loop")
+        if loop["stride"] is None or loop["stride"].startswith(("*", "/", "<", ">")):
+            raise Unresolved(f"stride {loop['stride']}")
+        resolver = Resolver(unit, loop["function"], loop["parent"], loop["line"], self.param_symbols)
+        first = to_sympy(loop["init"], resolver)
+        bound = to_sympy(loop["bound"], resolver)
+        stride = to_sympy(loop["stride"], resolver)
+        var = loop_symbol(unit.key, loop["id"], loop["var"])
+        op = loop["op"]
+        if stride.is_positive:
+            if op == "<":
+                count = sp.ceiling((bound - first) / stride) if stride != 1 else bound - first
+            elif op == "<=":
+                count = sp.floor((bound - first) / stride) + 1 if stride != 1 else bound - first + 1
+            elif op == "!=":
+                count = (bound - first) / stride
+            else:
+                raise Unresolved(f"condition {op} with a positive stride")
+        elif stride.is_negative:
+            step = -stride
+            if op == ">":
+                count = sp.ceiling((first - bound) / step) if step != 1 else first - bound
+            elif op == ">=":
+                count = sp.floor((first - bound) / step) + 1 if step != 1 else first - bound + 1
+            elif op == "!=":
+                count = (first - bound) / step
+            else:
+                raise Unresolved(f"condition {op} with a negative stride")
+        else:
+            raise Unresolved(f"stride {stride} of unknown sign")
+        return var, first, stride, count
+
+    def _sum_over(self, ctx, unit: UnitView, loop: dict, expr: sp.Expr) -> sp.Expr:
+        key = (self._ids[id(ctx)], loop["id"])
+        var = loop_symbol(unit.key, loop["id"], loop["var"] or "_")
+        fallback = self._loop_mode.get(key)
+        if fallback is not None:
+            if var in expr.free_symbols:
+                raise Unresolved(f"a count depends on the variable of the fitted loop at line {loop['line']}")
+            return expr * fallback
+        var, first, stride, count = self.trips(unit, loop)
+        if var not in expr.free_symbols:
+            return expr * count
+        if stride == 1:
+            return sp.summation(expr, (var, first, first + count - 1))
+        t = sp.Symbol(f"_t{loop['id']}", integer=True, nonnegative=True)
+        return sp.summation(expr.subs(var, first + stride * t), (t, 0, count - 1))
+
+    # ---- conditionals -------------------------------------------------------------------------
+    def _decide_cond(self, ctx, unit: UnitView, cond: dict) -> None:
+        key = (self._ids[id(ctx)], cond["id"])
+        self._ratio.pop(key, None)
+        block = unit.blocks[cond["then_block"]] if cond["then_block"] is not None else None
+        if block is None:
+            return
+        try:
+            resolver = Resolver(unit, cond["function"], block["loop"], cond["line"], self.param_symbols)
+            condition = to_sympy(cond["text"], resolver)
+            if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+                condition = sp.Ne(condition, 0)
+            loop_vars = {s for s in condition.free_symbols if s not in (P, T, RANK, *self.size_symbols)}
+            if loop_vars:
+                raise Unresolved("depends on loop variables")
+            self._ratio[key] = sp.Piecewise((1, condition), (0, True))
+            self._cache.clear()
+            if self._check(ctx, unit, block["id"], self.total(ctx, unit, block["id"])):
+                return
+            reason = "the symbolic condition does not reproduce the measured branch counts"
+        except Unresolved as exc:
+            reason = f"condition is data-dependent ({exc})"
+        ranks = range(self.run.nranks)
+        evaluated = sum(self.measured(ctx, unit, cond["block"], r) for r in ranks) if cond["block"] is not None else 0
+        taken = sum(self.measured(ctx, unit, block["id"], r) for r in ranks)
+        self._ratio[key] = sp.Rational(taken, evaluated) if evaluated else sp.Integer(0)
+        self._cache.clear()
+        if "data-dependent" not in reason:
+            self.fallbacks.append(Fallback(self._where(unit, cond["line"]), "measured-ratio", "conditional", reason))
+
+    def _ratio_of(self, ctx, unit: UnitView, block: dict, negate: bool) -> sp.Expr:
+        kind = "then_block" if not negate else "else_block"
+        for cond in unit.data["conds"]:
+            if cond.get(kind) == block["id"]:
+                ratio = self._ratio.get((self._ids[id(ctx)], cond["id"]))
+                if ratio is None:
+                    self._decide_cond(ctx, unit, cond)
+                    ratio = self._ratio[(self._ids[id(ctx)], cond["id"])]
+                return 1 - ratio if negate else ratio
+        raise Unresolved(f"no conditional for block {block['id']}")
+
+    # ---- counts -------------------------------------------------------------------------------
+    def local(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
+        """Executions of a block per iteration of its innermost loop (per invocation outside loops)."""
+        block = unit.blocks[block_id]
+        kind = block["kind"]
+        if kind in ("entry", "body"):
+            return sp.Integer(1)
+        anchor = block["anchor"]
+        if anchor is None:
+            return self._measured_local(ctx, unit, block)
+        base = self.local(ctx, unit, anchor)
+        if kind == "then":
+            return base * self._ratio_of(ctx, unit, block, negate=False)
+        if kind == "else":
+            return base * self._ratio_of(ctx, unit, block, negate=True)
+        if kind == "region":
+            return base * T
+        if kind == "case":
+            ranks = range(self.run.nranks)
+            mine = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
+            theirs = sum(self.measured(ctx, unit, anchor, r) for r in ranks)
+            return base * (sp.Rational(mine, theirs) if theirs else 0)
+        return base  # after a control statement
+
+    def _measured_local(self, ctx, unit, block) -> sp.Expr:
+        """Blocks after a jump or at a label: measured per execution of their enclosing loop body."""
+        ranks = range(self.run.nranks)
+        mine = sum(self.measured(ctx, unit, block["id"], r) for r in ranks)
+        if block["loop"] is not None:
+            per = sum(self.measured(ctx, unit, unit.loops[block["loop"]]["body_block"], r) for r in ranks)
+        else:
+            per = sum(ctx.calls.get(r, 0) for r in ranks)
+        return sp.Rational(mine, per) if per else sp.Integer(0)
+
+    def total(self, ctx, unit: UnitView, block_id: int, weight: sp.Expr | None = None) -> sp.Expr:
+        """Executions of a block over the whole run in this context (an expression).
+
+        With ``weight`` (an expression in the variables visible at the block, e.g. the bytes of an
+        MPI call whose count depends on a loop variable), the sum of the weight over the executions.
+        """
+        key = (self._ids[id(ctx)], block_id)
+        if weight is None and key in self._cache:
+            return self._cache[key]
+        expr = self.local(ctx, unit, block_id) * (1 if weight is None else weight)
+        loop_id = unit.blocks[block_id]["loop"]
+        while loop_id is not None:
+            loop = unit.loops[loop_id]
+            expr = self._sum_over(ctx, unit, loop, expr)
+            expr = expr * self.local(ctx, unit, loop["block"])
+            loop_id = loop["parent"]
+        result = self.invocations(ctx, expr)
+        if weight is None:
+            self._cache[key] = result
+        return result
+
+    def invocations(self, ctx: ContextObservation, per_invocation: sp.Expr) -> sp.Expr:
+        """A per-invocation count of context ``ctx`` summed over all its invocations."""
+        parent = ctx.parent
+        if parent is None or parent.unit not in self.units:
+            return per_invocation * _mean_calls(ctx, self.run.nranks)
+        punit = self.units[parent.unit]
+        callee = self.units[ctx.unit].functions[ctx.function]
+        if ctx.site is None or ctx.site < 0 or ctx.site >= len(punit.data["calls"]):
+            raise Unresolved(f"'{callee['name']}' was called from an unknown call site")
+        call = punit.data["calls"][ctx.site]
+        resolver = Resolver(punit, call["function"], call["loop"], call["line"], self.param_symbols)
+        subs = {}
+        for name, arg in zip(callee["params"], call["args"], strict=False):
+            symbol = formal_symbol(callee["name"], name)
+            if symbol in per_invocation.free_symbols:
+                subs[symbol] = to_sympy(arg, resolver)
+        expr = per_invocation.subs(subs) * self.local(parent, punit, call["block"])
+        loop_id = call["loop"]
+        while loop_id is not None:
+            loop = punit.loops[loop_id]
+            expr = self._sum_over(parent, punit, loop, expr)
+            expr = expr * self.local(parent, punit, loop["block"])
+            loop_id = loop["parent"]
+        return self.invocations(parent, expr)
+
+
+def _number(expr: sp.Expr, values: dict) -> float | None:
+    """Numeric value of an expression (implemented functions included), or None."""
+    try:
+        fn = sp.lambdify(list(values), expr, modules="numpy")
+        return float(fn(*values.values()))
+    except (TypeError, ValueError, NameError, ZeroDivisionError):
+        return None
+
+
+def _mean_calls(ctx: ContextObservation, nranks: int) -> sp.Expr:
+    calls = [ctx.calls.get(r, 0) for r in range(nranks)]
+    if len(set(calls)) == 1:
+        return sp.Integer(calls[0])
+    return sp.Rational(sum(calls), nranks)
+
+
+def size_symbols_of(names: list[str]) -> list[sp.Symbol]:
+    return [size_symbol(n) for n in names]

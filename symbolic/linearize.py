@@ -1,0 +1,180 @@
+"""Architectural linearization: cache misses and page faults from loop-nest footprints (paper 3.2).
+
+The rule (the paper's, crude on purpose and replaceable): a loop nest whose per-process data
+footprint exceeds a cache misses on every line it touches, each time it runs; a nest that fits
+misses only the first time its data is touched (compulsory misses).  The same with physical
+memory and pages.  A footprint is the sum of the sizes of the arrays the nest's blocks access, as
+the run's allocation and declaration sizes resolve symbolically; accesses are the nest's loads and
+stores, assumed to be 8-byte words.
+
+The machine description (cache sizes, line, page, memory) is detected from Linux sysfs or read
+from a JSON file (``perfeq machine``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy as sp
+
+from perfeq.errors import UsageError
+from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.resolve import Resolver
+from perfeq.symbolic.symbols import RANK, P, T
+
+if TYPE_CHECKING:
+    from perfeq.symbolic.model import CostModel
+
+WORD = 8
+FORMAT = "perfeq-machine-description"
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    l1_bytes: int
+    l2_bytes: int  # the last-level cache
+    line_bytes: int
+    page_bytes: int
+    memory_bytes: int
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, "version": 1, **asdict(self)}, indent=1) + "\n"
+
+    @classmethod
+    def load(cls, path: str | Path) -> Machine:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UsageError(f"{path}: cannot read the machine description: {exc}") from None
+        if data.get("format") != FORMAT:
+            raise UsageError(f"{path}: not a perfeq machine description (format {FORMAT})")
+        fields = {k: data[k] for k in ("name", "l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes")}
+        return cls(**fields)
+
+    @classmethod
+    def detect(cls) -> Machine:
+        """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
+        caches = {}
+        line = 64
+        base = Path("/sys/devices/system/cpu/cpu0/cache")
+        for index in sorted(base.glob("index*")) if base.exists() else []:
+            try:
+                level = int((index / "level").read_text())
+                kind = (index / "type").read_text().strip()
+                size = _bytes((index / "size").read_text().strip())
+                line = int((index / "coherency_line_size").read_text())
+            except (OSError, ValueError):
+                continue
+            if kind in ("Data", "Unified"):
+                caches[level] = size
+        page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
+        l1 = caches.get(1, 32 << 10)
+        llc = caches[max(caches)] if caches else 8 << 20
+        return cls(platform.node() or "this machine", l1, llc, line, page, memory)
+
+    def misses(self, model: CostModel, values: dict[str, float], procs: int, threads: int = 1) -> dict[str, np.ndarray]:
+        """Per-rank l1, l2 (last level) misses and page faults of the model at these values."""
+        ranks = np.arange(procs)
+        out = {"l1": np.zeros(procs), "l2": np.zeros(procs), "page": np.zeros(procs)}
+        args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
+        for nest in model.nests:
+            fns = nest.setdefault("_fns", {})
+            vals = {}
+            for key in ("footprint", "accesses", "executions"):
+                if key not in fns:
+                    fns[key] = sp.lambdify(model.arguments, nest[key], modules="numpy")
+                vals[key] = np.broadcast_to(np.asarray(fns[key](*args), dtype=float), ranks.shape)
+            footprint, accesses = vals["footprint"], vals["accesses"]
+            for key, capacity, unit in (("l1", self.l1_bytes, self.line_bytes),
+                                        ("l2", self.l2_bytes, self.line_bytes),
+                                        ("page", self.memory_bytes, self.page_bytes)):
+                streaming = accesses * WORD / unit
+                compulsory = footprint / unit
+                out[key] += np.where(footprint > capacity, streaming, compulsory)
+        return out
+
+
+def _bytes(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text[-1:].upper() in units:
+        return int(float(text[:-1]) * units[text[-1:].upper()])
+    return int(text)
+
+
+# ---- loop nests ---------------------------------------------------------------------------------
+def nest_items(counter, contexts) -> list[dict[str, Any]]:
+    """Outermost loop nests of every context: footprint (bytes), accesses and executions."""
+    nests = []
+    for cc in contexts:
+        unit = cc.unit
+        fn = cc.obs.function
+        for loop in unit.loops:
+            if loop["function"] != fn or loop["parent"] is not None or loop["id"] not in cc.loop_iterations:
+                continue
+            inside = [b for b in unit.blocks if b["function"] == fn and _in_nest(unit, b["loop"], loop["id"])]
+            accesses = sum((cc.blocks.get(b["id"], 0) * (b["ops"]["loads"] + b["ops"]["stores"]) for b in inside),
+                           sp.Integer(0))
+            arrays = sorted({name for b in inside for name in b.get("arrays", [])})
+            footprint = sp.Integer(0)
+            allowed = {P, T, RANK, *counter.size_symbols}
+            for name in arrays:
+                size = _array_bytes(counter, cc.obs, unit, fn, name)
+                if size is not None and not (sp.sympify(size).free_symbols - allowed):
+                    footprint += size
+            nests.append({
+                "unit": unit.data["source"], "line": loop["line"], "function": unit.functions[fn]["name"],
+                "arrays": arrays, "footprint": sp.sympify(footprint), "accesses": sp.sympify(accesses),
+                "executions": sp.sympify(cc.loop_entries.get(loop["id"], 0)),
+            })
+    return nests
+
+
+def _in_nest(unit, loop_id: int | None, root: int) -> bool:
+    while loop_id is not None:
+        if loop_id == root:
+            return True
+        loop_id = unit.loops[loop_id]["parent"]
+    return False
+
+
+def _array_bytes(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> sp.Expr | None:
+    """Bytes of array ``name`` as seen in function ``fn`` of context ``ctx`` (following call arguments)."""
+    if depth > 10:
+        return None
+    for shape in unit.data["shapes"]:
+        if shape["name"] != name or shape["function"] not in (fn, None):
+            continue
+        resolver = Resolver(unit, fn if shape["function"] is not None else fn, None, shape["line"],
+                            counter.param_symbols)
+        try:
+            if shape["kind"] in ("malloc", "realloc", "aligned_alloc"):
+                return to_sympy(shape["extents"][0], resolver)
+            if shape["kind"] == "calloc":
+                return to_sympy(shape["extents"][0], resolver) * to_sympy(shape["extents"][1], resolver)
+            size = sp.Integer(TYPE_SIZES.get(shape["element"] or "double", WORD))
+            for extent in shape["extents"]:
+                size *= to_sympy(extent, resolver)
+            return size
+        except (Unresolved, IndexError):
+            return None
+    params = unit.functions[fn]["params"]
+    if name in params and ctx.parent is not None and ctx.site is not None:
+        punit = counter.units.get(ctx.parent.unit)
+        if punit is None or ctx.site >= len(punit.data["calls"]):
+            return None
+        call = punit.data["calls"][ctx.site]
+        index = params.index(name)
+        if index < len(call["args"]):
+            arg = call["args"][index].strip().lstrip("&")
+            if arg.isidentifier():
+                return _array_bytes(counter, ctx.parent, punit, call["function"], arg, depth + 1)
+    return None
+

@@ -1,0 +1,267 @@
+"""The cost model of a program: symbolic chi per block, its file, and fast evaluation (symbolic stage).
+
+A :class:`CostModel` is plain data: the model's symbols, and for every block, loop header, parallel
+region and MPI call site in every call-graph context, its counts (chi keys) as sympy expressions
+in the problem-size parameters, P, the rank and T.  It is written as versioned JSON
+(``perfeq-model`` 1, docs/model.md) with expressions as ``srepr`` text, and evaluated with
+``lambdify`` (numpy) for all ranks at once; the slowest rank is what the time equation uses.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from perfeq import __version__
+from perfeq.errors import ModelError, UsageError
+from perfeq.symbolic import chi as chimod
+from perfeq.symbolic.counts import CountModel
+from perfeq.symbolic.linearize import Machine, nest_items
+from perfeq.symbolic.observe import RunObservation, from_trace
+from perfeq.symbolic.symbols import RANK, P, T, size_symbol
+
+FORMAT = "perfeq-model"
+VERSION = 1
+COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS)
+
+
+@dataclass
+class ModelItem:
+    kind: str
+    unit: str
+    id: int
+    line: int
+    function: str
+    context: str
+    counts: dict[str, sp.Expr]
+
+    @property
+    def label(self) -> str:
+        return f"{Path(self.unit).name}:{self.line} {self.function} {self.kind}"
+
+
+@dataclass
+class CostModel:
+    program: str
+    parameters: dict[str, dict]  # symbol name -> {variable, source, value in the run(s)}
+    items: list[ModelItem]
+    nests: list[dict]  # loop nests for the cache/page linearization (see linearize.py)
+    fallbacks: list[str]
+    traces: list[str]
+    runs: list[dict] = field(default_factory=list)  # parameter values, P and T of each trace
+    _compiled: dict = field(default_factory=dict, repr=False)
+
+    # ---- symbols ------------------------------------------------------------------------------
+    @property
+    def size_symbols(self) -> list[sp.Symbol]:
+        return [size_symbol(name) for name in self.parameters]
+
+    @property
+    def arguments(self) -> list[sp.Symbol]:
+        return [*self.size_symbols, P, T, RANK]
+
+    def totals(self) -> dict[str, sp.Expr]:
+        """The chi of one rank, summed over every item, as expressions (rank still free)."""
+        out: dict[str, sp.Expr] = {}
+        for item in self.items:
+            for key, expr in item.counts.items():
+                out[key] = out.get(key, 0) + expr
+        return out
+
+    # ---- evaluation ---------------------------------------------------------------------------
+    def _function(self, key: str, index: int | None):
+        cache_key = (key, index)
+        if cache_key not in self._compiled:
+            expr = self.totals().get(key, sp.Integer(0)) if index is None else self.items[index].counts.get(key, 0)
+            self._compiled[cache_key] = sp.lambdify(self.arguments, expr, modules="numpy")
+        return self._compiled[cache_key]
+
+    def check_values(self, values: dict[str, float]) -> dict[str, float]:
+        missing = [name for name in self.parameters if name not in values]
+        if missing:
+            raise UsageError(f"missing parameter value: {', '.join(f'{m}=...' for m in missing)} "
+                             f"(the model's parameters are {', '.join(self.parameters)}, and P)")
+        unknown = [name for name in values if name not in self.parameters and name not in ("P", "T")]
+        if unknown:
+            raise UsageError(f"unknown parameter {unknown[0]} (the model's parameters are "
+                             f"{', '.join(self.parameters)}, P and T)")
+        return values
+
+    def per_rank(self, key: str, values: dict[str, float], procs: int, threads: int = 1,
+                 index: int | None = None, ranks: np.ndarray | None = None) -> np.ndarray:
+        """Value of one chi key for each rank (all ranks, or the given ones)."""
+        self.check_values({**values, "P": procs})
+        ranks = np.arange(procs) if ranks is None else ranks
+        args = [float(values[name]) for name in self.parameters] + [procs, threads, ranks]
+        result = self._function(key, index)(*args)
+        return np.broadcast_to(np.asarray(result, dtype=float), ranks.shape).copy()
+
+    def counts(self, values: dict[str, float], procs: int, threads: int = 1,
+               machine: Machine | None = None) -> dict[str, Any]:
+        """Predicted counts: per rank, their total and the slowest rank's, for every chi key."""
+        out: dict[str, Any] = {"per_rank": {}, "total": {}, "slowest": {}}
+        for key in COUNT_KEYS:
+            values_by_rank = self.per_rank(key, values, procs, threads)
+            out["per_rank"][key] = values_by_rank.tolist()
+            out["total"][key] = float(values_by_rank.sum())
+        if machine is not None:
+            for key, by_rank in machine.misses(self, values, procs, threads).items():
+                out["per_rank"][key] = by_rank.tolist()
+                out["total"][key] = float(np.sum(by_rank))
+        slowest = int(np.argmax(out["per_rank"]["ops"])) if procs else 0
+        out["slowest_rank"] = slowest
+        out["slowest"] = {key: out["per_rank"][key][slowest] for key in out["per_rank"]}
+        return out
+
+    def item_counts(self, values: dict[str, float], procs: int, threads: int, rank: int) -> list[dict[str, float]]:
+        """Each item's counts on one rank (for per-block breakdowns)."""
+        ranks = np.array([rank])
+        rows = []
+        for index, item in enumerate(self.items):
+            rows.append({key: float(self.per_rank(key, values, procs, threads, index, ranks)[0])
+                         for key in item.counts})
+        return rows
+
+    # ---- file ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "perfeq": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "program": self.program,
+            "parameters": self.parameters,
+            "symbols": {"P": "MPI processes", "T": "OpenMP threads per process", "rank": "MPI rank"},
+            "traces": self.traces,
+            "runs": self.runs,
+            "fallbacks": self.fallbacks,
+            "items": [
+                {"kind": it.kind, "unit": it.unit, "id": it.id, "line": it.line, "function": it.function,
+                 "context": it.context,
+                 "counts": {k: {"srepr": sp.srepr(v), "text": str(v)} for k, v in it.counts.items()}}
+                for it in self.items
+            ],
+            "nests": [{**n, **{k: {"srepr": sp.srepr(n[k]), "text": str(n[k])} for k in ("footprint", "accesses", "executions")}}
+                      for n in self.nests],
+        }
+
+    def save(self, path: Path) -> None:
+        from perfeq.instrument.insert import write_atomic
+
+        write_atomic(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
+
+
+def load_model(path: str | Path) -> CostModel:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such model file") from None
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if data.get("format") != FORMAT:
+        raise ModelError(f"{path}: not a perfeq model (format {data.get('format')!r})")
+    if data.get("version") != VERSION:
+        raise ModelError(f"{path}: perfeq model version {data.get('version')} is not supported (this perfeq reads {VERSION})")
+    namespace = _namespace()
+
+    def expr(entry: dict) -> sp.Expr:
+        try:
+            return sp.sympify(entry["srepr"], locals=namespace)
+        except (sp.SympifyError, KeyError, TypeError, SyntaxError) as exc:
+            raise ModelError(f"{path}: a count expression cannot be read: {exc}") from None
+
+    items = [ModelItem(i["kind"], i["unit"], i["id"], i["line"], i["function"], i["context"],
+                       {k: expr(v) for k, v in i["counts"].items()}) for i in data["items"]]
+    nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
+    return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
+                     data.get("traces", []), data.get("runs", []))
+
+
+def _namespace() -> dict[str, Any]:
+    from perfeq.symbolic.comm import all_message_functions
+
+    return dict(all_message_functions())
+
+
+# ---- building -------------------------------------------------------------------------------------
+def build_model(traces: list[Path], params: dict[str, str] | None = None) -> CostModel:
+    """Build the cost model from one or more instrumentation traces of the same program."""
+    if not traces:
+        raise UsageError("perfeq model needs at least one trace")
+    runs = [from_trace(t) for t in traces]
+    run = runs[0]
+    _rename_params(run, params or {})
+    counter = CountModel(run, runs[1:])
+    contexts = counter.build()
+    items: list[ModelItem] = []
+    for cc in contexts:
+        unit = cc.unit.data
+        context = " > ".join(run.units[u]["functions"][f]["name"] for u, f, _ in _path_parts(cc.obs))
+        for block in unit["blocks"]:
+            if block["id"] in cc.blocks:
+                it = chimod.block_item(unit, block, cc.blocks[block["id"]], context, T)
+                items.append(_model_item(it))
+        for loop in unit["loops"]:
+            if loop["id"] in cc.loop_iterations:
+                it = chimod.loop_item(unit, loop, cc.loop_entries[loop["id"]], cc.loop_iterations[loop["id"]],
+                                      context, T)
+                items.append(_model_item(it))
+        for region in unit["regions"]:
+            if region["id"] in cc.regions:
+                items.append(_model_item(chimod.region_item(unit, region, cc.regions[region["id"]], context)))
+        for comm in unit["comms"]:
+            if comm["id"] in cc.comms:
+                sent, nbytes, critical = cc.comms[comm["id"]]
+                items.append(_model_item(chimod.comm_item(unit, comm, sent, nbytes, critical, context)))
+    items = [it for it in items if any(v != 0 for v in it.counts.values())]
+    for it in items:
+        it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) else v for k, v in it.counts.items()}
+    parameters = {}
+    for variable, symbol in counter.param_symbols.items():
+        if symbol in counter.size_symbols:
+            parameters[symbol.name] = {"variable": variable, "value": run.params.get(variable)}
+    nests = nest_items(counter, contexts)
+    return CostModel(
+        program=next(iter(run.units.values()))["source"] if run.units else str(traces[0]),
+        parameters=parameters,
+        items=items,
+        nests=nests,
+        fallbacks=[f.message() for f in counter.fallbacks],
+        traces=[str(t) for t in traces],
+        runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
+    )
+
+
+def _model_item(item: chimod.Item) -> ModelItem:
+    counts = {k: sp.sympify(v) for k, v in item.counts.items() if k not in ("executions", "entries", "iterations")}
+    return ModelItem(item.kind, item.unit, item.id, item.line, item.function, item.context, counts)
+
+
+def _path_parts(ctx) -> list[tuple[str, int, int | None]]:
+    parts = []
+    node = ctx
+    while node is not None:
+        parts.append((node.unit, node.function, node.site))
+        node = node.parent
+    return list(reversed(parts))
+
+
+def _rename_params(run: RunObservation, params: dict[str, str]) -> None:
+    """``--param N=n``: the model symbol N stands for the program variable n."""
+    for symbol, variable in params.items():
+        found = False
+        for data in run.units.values():
+            for p in data["params"]:
+                if p["variable"] == variable:
+                    p["symbol"] = symbol
+                    found = True
+        if not found:
+            raise UsageError(f"--param {symbol}={variable}: the program has no parameter variable '{variable}' "
+                             f"(found: {', '.join(sorted({p['variable'] for d in run.units.values() for p in d['params']})) or 'none'})")

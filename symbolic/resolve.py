@@ -1,0 +1,138 @@
+"""Name resolution for loop bounds and counts (symbolic stage, the paper's step 1).
+
+A name in a loop bound is searched outward: the variables of enclosing loops, then simple
+assignments in the function (``local_n = n / size``), then the function's parameters (replaced
+later by the argument expressions of each call site), then the program's problem-size
+parameters, the process count P, the rank, and compile-time constants.  What is not found raises
+:class:`Unresolved`, and the caller falls back to a fit or a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
+
+MAX_DEPTH = 20
+
+
+def loop_symbol(unit_key: str, loop_id: int, var: str) -> sp.Symbol:
+    return index_symbol(f"{var}_L{loop_id}" if not unit_key else f"{var}_{unit_key}L{loop_id}")
+
+
+def formal_symbol(function: str, name: str) -> sp.Symbol:
+    return sp.Symbol(f"{function}__{name}", integer=True)
+
+
+@dataclass
+class UnitView:
+    """A unit's descriptor JSON with the look-ups resolution needs."""
+
+    data: dict
+    key: str = ""  # distinguishes loop symbols of different units
+
+    def __post_init__(self) -> None:
+        self.functions = self.data["functions"]
+        self.loops = self.data["loops"]
+        self.blocks = self.data["blocks"]
+        self.params = self.data["params"]
+        self.macros = self.data.get("macros", {})
+
+    def loop_chain(self, loop: int | None) -> list[dict]:
+        chain = []
+        while loop is not None:
+            chain.append(self.loops[loop])
+            loop = self.loops[loop]["parent"]
+        return chain
+
+
+class Resolver:
+    """Resolves names at one point (a loop or block) of one function of a unit."""
+
+    def __init__(self, unit: UnitView, function: int, loop: int | None, line: int,
+                 param_symbols: dict[str, sp.Symbol] | None = None):
+        self.unit = unit
+        self.function = function
+        self.fdesc = unit.functions[function]
+        self.loop = loop
+        self.line = line
+        self.param_symbols = param_symbols or {}
+        self.depth = 0
+
+    def __call__(self, name: str) -> sp.Expr:
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise Unresolved(f"'{name}': resolution too deep")
+            return self._resolve(name)
+        finally:
+            self.depth -= 1
+
+    def _resolve(self, name: str) -> sp.Expr:
+        enclosing = self.unit.loop_chain(self.loop)
+        for loop in enclosing:
+            if loop["var"] == name:
+                return loop_symbol(self.unit.key, loop["id"], name)
+        if name in self.param_symbols and any(
+            p["variable"] == name and p["function"] == self.function for p in self.unit.params
+        ):
+            return self.param_symbols[name]
+        assignment = self._assignment(name, enclosing)
+        if assignment is not None:
+            sub = Resolver(self.unit, self.function, assignment["loop"], assignment["line"], self.param_symbols)
+            sub.depth = self.depth
+            return to_sympy(assignment["text"], sub)
+        if name in self.fdesc["params"]:
+            return formal_symbol(self.fdesc["name"], name)
+        symbol = self._parameter(name)
+        if symbol is not None:
+            return symbol
+        if name in self.unit.macros:
+            return to_sympy(self.unit.macros[name], self)
+        raise Unresolved(f"'{name}'")
+
+    def _parameter(self, name: str) -> sp.Expr | None:
+        if name in self.param_symbols:
+            return self.param_symbols[name]
+        for p in self.unit.params:
+            if p["variable"] == name and p["function"] in (self.function, None) or (
+                p["variable"] == name and not self._is_local(name)
+            ):
+                return parameter_symbol(p)
+        return None
+
+    def _is_local(self, name: str) -> bool:
+        return any(a["variable"] == name for a in self.fdesc["assignments"]) or name in self.fdesc["params"]
+
+    def _assignment(self, name: str, enclosing: list[dict]) -> dict | None:
+        """The assignment that gives ``name`` its value here, or None; Unresolved if it varies."""
+        enclosing_ids = {loop["id"] for loop in enclosing}
+        candidates = [a for a in self.fdesc["assignments"] if a["variable"] == name]
+        if not candidates:
+            return None
+        usable = [a for a in candidates if a["line"] <= self.line and (a["loop"] is None or a["loop"] in enclosing_ids)]
+        if not usable:
+            if any(a["loop"] is not None for a in candidates):
+                raise Unresolved(f"'{name}' is assigned only inside loops")
+            return None
+        chosen = max(usable, key=lambda a: a["line"])
+        if chosen["op"] != "=":
+            raise Unresolved(f"'{name}' is updated with {chosen['op']}")
+        for a in candidates:
+            if a is not chosen and a["loop"] is not None and a["loop"] in enclosing_ids:
+                raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a['line']})")
+        return chosen
+
+
+def parameter_symbol(param: dict) -> sp.Expr:
+    source, symbol = param["source"], param["symbol"]
+    if source == "mpi_size":
+        return P
+    if source == "mpi_rank":
+        return RANK
+    if source == "omp_threads":
+        return T
+    return size_symbol(symbol)
