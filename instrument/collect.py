@@ -291,8 +291,22 @@ class FunctionCollector:
             )
         self.u.unit.functions.append(
             d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
-                                 first_block, False, self.assignments)
+                                 first_block, False, self.assignments, self.returned_expression())
         )
+
+    def returned_expression(self) -> str | None:
+        """The original text of ``expr`` when the whole body is ``return expr;`` (inlined by the model)."""
+        items = self.funcdef.body.block_items or []
+        if len(items) != 1 or not isinstance(items[0], c_ast.Return) or items[0].expr is None:
+            return None
+        start = self.u.tok(items[0], "return")
+        if start is None:
+            return None
+        try:
+            end = self.src.scan_to(start + 1, (";",))
+        except SourceError:
+            return None
+        return self.src.text_of(start + 1, end - 1)
 
     # ---- statements -----------------------------------------------------------------------
     def items(self, items: list[c_ast.Node], depth: int) -> None:
@@ -788,7 +802,7 @@ class FunctionCollector:
         site = len(self.u.unit.calls)
         if extent is not None:
             start, close, args = extent
-            self.u.insert(self.src.tokens[start].start, f'(PERFEQ_CALL(perfeq__unit, {site}, "{name}"), ', 50)
+            self.u.insert(self.src.tokens[start].start, f'PERFEQ_CALLED(perfeq__unit, {site}, "{name}", ', 50)
             self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
         else:
             args = [_generate(a) for a in (call.args.exprs if call.args else [])]

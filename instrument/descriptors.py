@@ -159,6 +159,7 @@ class FunctionDescriptor:
     entry_block: int
     recursive: bool
     assignments: list[Assignment]
+    returns: str | None = None  # the expression, when the body is a single return statement
 
 
 @dataclass

@@ -18,12 +18,13 @@
  *     output and exit status are unchanged.
  *
  * Environment variables (read once, at the first hook):
- *   PERFEQ_TRACE    trace path; "%r" is replaced by the MPI rank (default "perfeq.%r.trace";
+ *   PERFEQ_TRACE    trace path; "%r" is replaced by the MPI rank, "%p" by the process id
+ *                   (default "perfeq.%r.trace"; without "%r", several ranks append ".<rank>";
  *                   `perfeq run` sets it to a private folder and merges the per-rank files)
  *   PERFEQ_ENABLE   "0" turns recording off at run time (hooks still run, nothing is written)
  *   PERFEQ_VERBOSE  "1" prints where the trace was written on stderr
- *   PERFEQ_MAX_CONTEXTS  stop recording (with a message) after this many contexts; a guard
- *                   against deep recursion (default: no limit)
+ *   PERFEQ_MAX_CONTEXTS  stop recording (with a message) after this many contexts, a guard
+ *                   against runaway call graphs (default: no limit)
  *
  * When the trace is written: the header line when recording starts (the first hook, or for MPI
  * programs MPI_Init, once the rank is known), everything else once, at MPI_Finalize (before
@@ -37,6 +38,9 @@
  * thread that calls an instrumented function has no context of its own yet: its calls hang under
  * the context that last executed PERFEQ_REGION (the function holding the parallel region), as
  * contexts of that thread; the call graph merges the threads.
+ *
+ * Recursion: a function entered while it is already running on the thread re-enters that
+ * ancestor context (flagged "recursive" in the trace), so contexts stay bounded.
  *
  * OpenMP worksharing loops (#pragma omp for) must keep their condition in canonical form, so
  * PERFEQ_ITER_MT cannot wrap it: count their iterations with PERFEQ_ITER_BODY_MT(k) at the top of
@@ -152,11 +156,18 @@ void perfeq_finish(void);
 #define PERFEQ_ITER_BODY_MT(k)  (perfeq_counts_mt(perfeq__x)[(k) + 1]++)
 /* Expression prefixes: PERFEQ_CALL(unit, site, "callee") , f(args)  (always inside parentheses). */
 #define PERFEQ_CALL(unit, site, callee) perfeq_call_site(&(unit), (site), (callee))
+/* A whole user-function call: the announcement and the call evaluated as one unit (a GNU
+ * statement expression), so that two calls in one expression (f(a) + f(b)) cannot interleave
+ * their announcements; the callee's arguments are evaluated after the announcement, and calls
+ * among them announce and consume their own (the runtime keeps a stack). */
+#define PERFEQ_CALLED(unit, site, callee, call)                                                   \
+    __extension__({ perfeq_call_site(&(unit), (site), (callee)); call; })
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 
 #else /* PERFEQ_OFF: every hook is nothing, conditions stay as written */
 
-#define PERFEQ_FUNC_BEGIN(unit, func)
+/* Uses the unit's table, so -Wunused-variable stays quiet in the PERFEQ_OFF build. */
+#define PERFEQ_FUNC_BEGIN(unit, func) (void)&(unit);
 #define PERFEQ_BLOCK(k)         ((void)0)
 #define PERFEQ_BLOCK_MT(k)      ((void)0)
 #define PERFEQ_ITER(k, cond)    (cond)
@@ -171,6 +182,7 @@ void perfeq_finish(void);
 #define PERFEQ_REGION(k)        ((void)0)
 #define PERFEQ_ITER_BODY_MT(k)  ((void)0)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
+#define PERFEQ_CALLED(unit, site, callee, call) (call)
 #define PERFEQ_MPI(site)        ((void)0)
 
 #endif /* PERFEQ_OFF */

@@ -49,7 +49,10 @@ def parse_c_expression(text: str) -> c_ast.Node:
 
 def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
     """The sympy value of C expression ``text``."""
-    return _Converter(resolve).visit(parse_c_expression(text))
+    try:
+        return _Converter(resolve).visit(parse_c_expression(text))
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
+        raise Unresolved(f"'{text}': {exc}") from None
 
 
 class _Converter:
@@ -63,12 +66,19 @@ class _Converter:
         return method(node)
 
     def v_Constant(self, node: c_ast.Constant) -> sp.Expr:
-        value = node.value.rstrip("uUlLfF") if node.type not in ("char", "string") else node.value
-        if node.type in ("int", "unsigned int", "long int", "unsigned long int", "long long int",
-                         "unsigned long long int") or node.type.endswith("int"):
-            return sp.Integer(int(value, 0))
-        if node.type in ("double", "float", "long double"):
-            return sp.Rational(value) if "e" not in value.lower() else sp.Float(value)
+        try:
+            if node.type.endswith("int"):
+                value = node.value.rstrip("uUlL")
+                if len(value) > 1 and value[0] == "0" and value[1] not in "xXbB":
+                    return sp.Integer(int(value, 8))
+                return sp.Integer(int(value, 0))
+            if node.type in ("double", "float", "long double"):
+                value = node.value.rstrip("fFlL")
+                return sp.Rational(value) if "e" not in value.lower() and "x" not in value.lower() else sp.Float(value)
+            if node.type == "char" and len(node.value) == 3:
+                return sp.Integer(ord(node.value[1]))
+        except ValueError:
+            pass
         raise Unresolved(f"constant {node.value}")
 
     def v_ID(self, node: c_ast.ID) -> sp.Expr:
@@ -142,10 +152,14 @@ class _Converter:
         raise Unresolved("cast to a pointer or aggregate")
 
     def v_FuncCall(self, node: c_ast.FuncCall) -> sp.Expr:
-        if not isinstance(node.name, c_ast.ID) or node.name.name not in _FUNCTIONS:
-            raise Unresolved(f"call of {getattr(node.name, 'name', 'a function pointer')}")
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
         args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
-        return _FUNCTIONS[node.name.name](*args)
+        if name in _FUNCTIONS:
+            return _FUNCTIONS[name](*args)
+        inline = getattr(self.resolve, "call", None)
+        if name is not None and inline is not None:
+            return inline(name, args)  # a user function whose body is one return expression
+        raise Unresolved(f"call of {name or 'a function pointer'}")
 
 
 def _is_integer(value: sp.Expr) -> bool:

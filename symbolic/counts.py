@@ -62,6 +62,7 @@ class CountModel:
         self.fallbacks: list[Fallback] = []
         self.param_symbols = self._param_symbols()
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
+        self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
         self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
         self._cache: dict[tuple[int, int], sp.Expr] = {}
         self._ids: dict[int, int] = {}
@@ -158,8 +159,10 @@ class CountModel:
                      for key in ("sent", "bytes_sent", "critical"))
 
     def _check_comm(self, ctx, comm: dict, result: tuple) -> bool:
+        """Whether the messages and bytes reproduce the run's, summed over ranks."""
         from perfeq.runtime.mpi_spec import message_counts
 
+        want_sent = want_bytes = got_sent = got_bytes = 0.0
         for r in range(self.run.nranks):
             sent = nbytes = 0
             for rec in ctx.mpi.get(r, {}).get(comm["id"], []):
@@ -167,11 +170,13 @@ class CountModel:
                                         comm_rank=rec.comm_rank, root=rec.root)
                 sent, nbytes = sent + counts.sent, nbytes + counts.bytes_sent
             values = self.values(self.run, r)
-            for expr, want in ((result[0], sent), (result[1], nbytes)):
-                got = _number(expr, values)
-                if got is None or abs(got - want) > 1e-6 * max(1.0, abs(want)):
-                    return False
-        return True
+            one_sent, one_bytes = _number(result[0], values), _number(result[1], values)
+            if one_sent is None or one_bytes is None:
+                return False
+            want_sent, want_bytes = want_sent + sent, want_bytes + nbytes
+            got_sent, got_bytes = got_sent + one_sent, got_bytes + one_bytes
+        return (abs(got_sent - want_sent) <= 1e-6 * max(1.0, want_sent)
+                and abs(got_bytes - want_bytes) <= 1e-6 * max(1.0, want_bytes))
 
     def _safe_total(self, ctx, unit, block_id) -> sp.Expr:
         try:
@@ -191,17 +196,24 @@ class CountModel:
         return mean
 
     def _check(self, ctx, unit, block_id, expr: sp.Expr) -> bool:
-        """Whether ``expr`` reproduces the block's counter on every rank of every run."""
+        """Whether ``expr`` reproduces the block's counter summed over the ranks of the run.
+
+        The sum, not each rank: a count under a data-dependent conditional uses the true ratio
+        averaged over ranks (the paper's assumption), which is exact for the sum only.
+        """
         free = expr.free_symbols - {P, T, RANK, *self.size_symbols}
         if free:
             return False
         for run in [self.run]:
+            predicted = measured = 0.0
             for rank in range(run.nranks):
                 number = _number(expr, self.values(run, rank))
                 if number is None:
                     return False
-                if abs(number - self.measured(ctx, unit, block_id, rank)) > 1e-6 * max(1.0, abs(number)):
-                    return False
+                predicted += number
+                measured += self.measured(ctx, unit, block_id, rank)
+            if abs(predicted - measured) > 1e-6 * max(1.0, abs(measured)):
+                return False
         return True
 
     # ---- loops --------------------------------------------------------------------------------
@@ -221,13 +233,38 @@ class CountModel:
             try:
                 self.trips(unit, loop)
                 self._cache.clear()
-                if self._check(ctx, unit, loop["body_block"], self.total(ctx, unit, loop["body_block"])):
+                symbolic = self.total(ctx, unit, loop["body_block"])
+                if self._check(ctx, unit, loop["body_block"], symbolic):
+                    return
+                scale = self._scale(ctx, unit, loop["body_block"], symbolic)
+                if scale is not None:
+                    self._loop_scale[key] = scale
+                    self._cache.clear()
+                    self.fallbacks.append(Fallback(
+                        self._where(unit, loop["line"]), "fit", "loop",
+                        f"the symbolic trip count times {scale} reproduces the measured iterations "
+                        "(a data-dependent conditional on its path does not keep one true ratio)"))
                     return
                 reason = "its symbolic trip count does not reproduce the measured iterations"
             except Unresolved as exc:
                 reason = f"bound not symbolic ({exc})"
         self._loop_mode[key] = self._fallback_trips(ctx, unit, loop, reason)
         self._cache.clear()
+
+    def _scale(self, ctx, unit, block_id, expr: sp.Expr) -> sp.Expr | None:
+        """measured / predicted (summed over ranks) when the prediction is positive and finite."""
+        if expr.free_symbols - {P, T, RANK, *self.size_symbols}:
+            return None
+        predicted = measured = 0.0
+        for rank in range(self.run.nranks):
+            number = _number(expr, self.values(self.run, rank))
+            if number is None:
+                return None
+            predicted += number
+            measured += self.measured(ctx, unit, block_id, rank)
+        if predicted <= 0 or measured <= 0:
+            return None
+        return sp.nsimplify(measured / predicted, rational=True, tolerance=1e-12)
 
     def _fallback_trips(self, ctx, unit: UnitView, loop: dict, reason: str) -> sp.Expr:
         ranks = range(self.run.nranks)
@@ -309,12 +346,13 @@ class CountModel:
                 raise Unresolved(f"a count depends on the variable of the fitted loop at line {loop['line']}")
             return expr * fallback
         var, first, stride, count = self.trips(unit, loop)
+        scale = self._loop_scale.get(key, 1)
         if var not in expr.free_symbols:
-            return expr * count
+            return scale * expr * count
         if stride == 1:
-            return sp.summation(expr, (var, first, first + count - 1))
+            return scale * sp.summation(expr, (var, first, first + count - 1))
         t = sp.Symbol(f"_t{loop['id']}", integer=True, nonnegative=True)
-        return sp.summation(expr.subs(var, first + stride * t), (t, 0, count - 1))
+        return scale * sp.summation(expr.subs(var, first + stride * t), (t, 0, count - 1))
 
     # ---- conditionals -------------------------------------------------------------------------
     def _decide_cond(self, ctx, unit: UnitView, cond: dict) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from perfeq import __version__
 from perfeq.errors import ModelError, UsageError
@@ -173,9 +174,12 @@ def load_model(path: str | Path) -> CostModel:
 
     def expr(entry: dict) -> sp.Expr:
         try:
-            return sp.sympify(entry["srepr"], locals=namespace)
+            value = sp.sympify(entry["srepr"])
         except (sp.SympifyError, KeyError, TypeError, SyntaxError) as exc:
             raise ModelError(f"{path}: a count expression cannot be read: {exc}") from None
+        # re-attach the numeric implementations of the MPI message functions
+        return value.replace(lambda e: isinstance(e, AppliedUndef) and e.func.__name__ in namespace,
+                             lambda e: namespace[e.func.__name__](*e.args))
 
     items = [ModelItem(i["kind"], i["unit"], i["id"], i["line"], i["function"], i["context"],
                        {k: expr(v) for k, v in i["counts"].items()}) for i in data["items"]]

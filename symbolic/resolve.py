@@ -94,6 +94,19 @@ class Resolver:
             return to_sympy(self.unit.macros[name], self)
         raise Unresolved(f"'{name}'")
 
+    def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
+        """The value of a call of a user function whose body is ``return expr;``."""
+        for index, function in enumerate(self.unit.functions):
+            if function["name"] == name and function.get("returns"):
+                sub = Resolver(self.unit, index, None, function["line"], self.param_symbols)
+                sub.depth = self.depth + 1
+                if sub.depth > MAX_DEPTH:
+                    raise Unresolved(f"call of {name}: too deep")
+                value = to_sympy(function["returns"], sub)
+                formals = {formal_symbol(name, p): a for p, a in zip(function["params"], args, strict=False)}
+                return value.subs(formals)
+        raise Unresolved(f"call of {name}")
+
     def _parameter(self, name: str) -> sp.Expr | None:
         if name in self.param_symbols:
             return self.param_symbols[name]
@@ -121,10 +134,24 @@ class Resolver:
         chosen = max(usable, key=lambda a: a["line"])
         if chosen["op"] != "=":
             raise Unresolved(f"'{name}' is updated with {chosen['op']}")
+        if len(candidates) > 1 and self._conditional(chosen["block"]):
+            raise Unresolved(f"'{name}' is assigned under a condition (line {chosen['line']})")
         for a in candidates:
             if a is not chosen and a["loop"] is not None and a["loop"] in enclosing_ids:
                 raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a['line']})")
         return chosen
+
+
+    def _conditional(self, block_id: int | None) -> bool:
+        """Whether a block runs only under a condition, within its loop body or function."""
+        while block_id is not None:
+            block = self.unit.blocks[block_id]
+            if block["kind"] in ("then", "else", "case", "label"):
+                return True
+            if block["kind"] in ("body", "entry"):
+                return False
+            block_id = block["anchor"]
+        return True
 
 
 def parameter_symbol(param: dict) -> sp.Expr:

@@ -1,0 +1,151 @@
+"""The bundled examples and the steps every workflow chains: build, run small, model, time.
+
+Used by ``perfeq tour``, ``perfeq calibrate``, the tests and the benchmarks, so they all drive the
+real pipeline the same way a user does with ``perfeq cc`` / ``perfeq run`` / ``perfeq model``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from perfeq.errors import BuildError, RunError, UsageError
+from perfeq.toolchain import find_mpi, mpi_env
+
+CFLAGS = ("-std=c99", "-O2")
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    source: Path
+    openmp: bool
+    params: tuple[dict, ...]
+    description: str
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p["name"] for p in self.params]
+
+    def argv(self, values: dict[str, float]) -> list[str]:
+        ordered = sorted(self.params, key=lambda p: p["argv"])
+        return [str(int(values[p["name"]])) for p in ordered]
+
+    @property
+    def small(self) -> dict[str, int]:
+        return {p["name"]: p["small"] for p in self.params}
+
+    def calibration(self) -> list[dict[str, int]]:
+        """The catalog's calibration sizes (the i-th value of every parameter belong together)."""
+        count = len(self.params[0]["calibration"])
+        return [{p["name"]: p["calibration"][i] for p in self.params} for i in range(count)]
+
+
+def examples_dir() -> Path:
+    """The bundled examples: the checkout's examples/ when present, else the installed copy."""
+    return Path(str(files("perfeq.examples")))
+
+
+def load_catalog(folder: Path | None = None) -> list[Example]:
+    folder = Path(folder) if folder else examples_dir()
+    path = folder / "catalog.json"
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no catalog.json in the examples folder") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if data.get("format") != "perfeq-examples" or data.get("version") != 1:
+        raise UsageError(f"{path}: not a perfeq-examples version 1 catalog")
+    return [Example(e["name"], folder / e["source"], bool(e.get("openmp")), tuple(e["params"]),
+                    e.get("description", "")) for e in data["examples"]]
+
+
+def find_example(name: str, folder: Path | None = None) -> Example:
+    catalog = load_catalog(folder)
+    for example in catalog:
+        if example.name == name:
+            return example
+    raise UsageError(f"no example named {name!r} (have: {', '.join(e.name for e in catalog)})")
+
+
+def compile_command(example: Example, output: Path) -> list[str]:
+    flags = [*CFLAGS, "-fopenmp"] if example.openmp else list(CFLAGS)
+    return [find_mpi().mpicc, *flags, str(example.source), "-o", str(output), "-lm"]
+
+
+def build_plain(example: Example, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    binary = folder / example.name
+    _run_compiler(compile_command(example, binary))
+    return binary
+
+
+def build_instrumented(example: Example, folder: Path) -> Path:
+    """``perfeq cc -- mpicc ... example.c -o folder/NAME.inst``: the instrumented binary."""
+    from perfeq.instrument.compile import compile_instrumented
+
+    folder.mkdir(parents=True, exist_ok=True)
+    binary = folder / f"{example.name}.inst"
+    compile_instrumented(compile_command(example, binary), folder / f"{example.name}-build")
+    return binary
+
+
+def _run_compiler(command: list[str]) -> None:
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"compiling failed: {' '.join(command)}: {proc.stderr.strip().splitlines()[-1:]}")
+
+
+def launch_command(binary: Path, argv: list[str], procs: int, launcher: str | None = None) -> list[str]:
+    """The command line that runs ``binary`` on ``procs`` processes (``{P}`` and ``{cmd}`` in a template)."""
+    if launcher:
+        return [part for word in launcher.split() for part in
+                ([str(procs)] if word == "{P}" else [str(binary), *argv] if word == "{cmd}" else
+                 [word.replace("{P}", str(procs))])]
+    return [*find_mpi().launcher(procs), str(binary), *argv]
+
+
+def environment(threads: int = 1) -> dict[str, str]:
+    env = mpi_env()
+    env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
+def run_small(example: Example, binary: Path, values: dict[str, float], procs: int, trace: Path,
+              threads: int = 1) -> Path:
+    """Run the instrumented binary and return its merged trace."""
+    from perfeq.runtime.run import run_instrumented
+
+    command = launch_command(binary, example.argv(values), procs)
+    with open(os.devnull, "w") as sink:
+        env = environment(threads)
+        result = _quiet(lambda: run_instrumented(command, trace, env=env), sink)
+    if result.exit_status != 0 or result.trace is None:
+        raise RunError(f"{example.name}: the instrumented run failed (exit {result.exit_status}): {' '.join(command)}")
+    return result.trace
+
+
+def _quiet(action, sink):
+    import contextlib
+
+    with contextlib.redirect_stdout(sink):
+        return action()
+
+
+def time_run(binary: Path, argv: list[str], procs: int, threads: int = 1, launcher: str | None = None,
+             timeout: float = 600) -> float:
+    """Wall time in seconds of one plain run (the program's output is checked, not kept)."""
+    command = launch_command(binary, argv, procs, launcher)
+    start = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, text=True, env=environment(threads), timeout=timeout,
+                          check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RunError(f"{' '.join(command)} failed (exit {proc.returncode}): {proc.stderr.strip()[:200]}")
+    return elapsed
