@@ -166,8 +166,13 @@ void perfeq_finish(void);
 
 #else /* PERFEQ_OFF: every hook is nothing, conditions stay as written */
 
-/* Uses the unit's table, so -Wunused-variable stays quiet in the PERFEQ_OFF build. */
-#define PERFEQ_FUNC_BEGIN(unit, func) (void)&(unit);
+/* A declaration (user declarations follow it) that uses the unit's table, so -Wunused-variable
+ * stays quiet in the PERFEQ_OFF build. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFEQ_FUNC_BEGIN(unit, func) perfeq_unit_t *perfeq__u __attribute__((unused)) = &(unit);
+#else
+#define PERFEQ_FUNC_BEGIN(unit, func)
+#endif
 #define PERFEQ_BLOCK(k)         ((void)0)
 #define PERFEQ_BLOCK_MT(k)      ((void)0)
 #define PERFEQ_ITER(k, cond)    (cond)

@@ -1,0 +1,581 @@
+"""The perfeq trace: format "perfeq-trace" version 1 (JSON Lines), its reader and the rank merger.
+
+Part of perfeq stage 2 (runtime/).  The C runtime writes one trace per rank (``perfeq_rt.c``);
+``perfeq run`` merges them into one trace with :func:`merge_rank_traces`; :func:`read_trace` reads
+either kind into plain data (:class:`Trace`) for the call graph and the counts.  The format is
+documented field by field in ``docs/trace.md``.
+
+Errors in a trace raise :class:`~perfeq.errors.TraceError` with ``file:line:``; a trace without
+footer (the program crashed) is read with a one-line warning and marked incomplete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from perfeq.errors import TraceError
+
+TRACE_FORMAT = "perfeq-trace"
+TRACE_VERSION = 1
+
+
+class IncompleteTraceWarning(UserWarning):
+    """A trace has no footer: the program (or a rank) ended without writing it."""
+
+
+# ---- plain data -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """One function of a unit, as the instrumenter declared it."""
+
+    name: str
+    nslots: int
+    nvalues: int
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One instrumented translation unit of one rank."""
+
+    id: int
+    source: str
+    descriptors: str | None
+    digest: str | None
+    abi: int
+    functions: tuple[FunctionInfo, ...]
+
+
+@dataclass(frozen=True)
+class ValueStat:
+    """Statistics of one value slot (loop bound, allocation size) in one context."""
+
+    n: int
+    first: float | None
+    last: float | None
+    min: float | None
+    max: float | None
+    sum: float | None
+
+    @property
+    def mean(self) -> float | None:
+        return None if self.sum is None or not self.n else self.sum / self.n
+
+    def merge(self, other: ValueStat) -> ValueStat:
+        """The statistics of both sets of values (``first`` from self, ``last`` from other)."""
+
+        def pick(a: float | None, b: float | None, fn: Any) -> float | None:
+            return a if b is None else b if a is None else fn(a, b)
+
+        total = None if self.sum is None or other.sum is None else self.sum + other.sum
+        return ValueStat(self.n + other.n, self.first, other.last, pick(self.min, other.min, min),
+                         pick(self.max, other.max, max), total)
+
+
+@dataclass(frozen=True)
+class MPIRecord:
+    """The calls of one MPI function at one site of one context, with one communicator shape."""
+
+    call: str
+    site: int | None
+    calls: int
+    elements: int
+    bytes: int
+    comm_size: int | None
+    comm_rank: int | None
+    root: int | None
+
+    @property
+    def is_root(self) -> bool:
+        return self.root is not None and self.root == self.comm_rank
+
+
+@dataclass
+class Context:
+    """One call-graph context of one rank: a function entered from a call site of its parent."""
+
+    rank: int
+    id: int
+    parent: int | None
+    unit: int
+    func: int
+    caller_unit: int | None
+    site: int | None
+    thread: int
+    calls: int
+    regions: int
+    recursive: bool = False  # recursive calls of the function were folded into this context
+    counters: dict[int, int] = field(default_factory=dict)
+    values: dict[int, ValueStat] = field(default_factory=dict)
+    mpi: list[MPIRecord] = field(default_factory=list)
+
+
+@dataclass
+class RankTrace:
+    """What one rank recorded."""
+
+    rank: int
+    header: dict[str, Any]
+    units: dict[int, Unit] = field(default_factory=dict)
+    contexts: dict[int, Context] = field(default_factory=dict)
+    orphan_mpi: list[MPIRecord] = field(default_factory=list)  # MPI calls outside every context
+    params: dict[str, float | None] = field(default_factory=dict)
+    footer: dict[str, Any] | None = None
+
+    @property
+    def incomplete(self) -> bool:
+        return self.footer is None or bool(self.footer.get("incomplete", False))
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.footer and self.footer.get("stopped"))
+
+    def function(self, context: Context) -> FunctionInfo:
+        return self.units[context.unit].functions[context.func]
+
+
+@dataclass
+class Trace:
+    """A whole trace: one rank's file as the runtime wrote it, or a merged trace of all ranks."""
+
+    path: Path
+    header: dict[str, Any]
+    ranks: dict[int, RankTrace]
+    footer: dict[str, Any] | None
+    merged: bool
+
+    @property
+    def nranks(self) -> int:
+        return int(self.header.get("nranks", len(self.ranks)))
+
+    @property
+    def program(self) -> str:
+        return str(self.header.get("program", ""))
+
+    @property
+    def incomplete(self) -> bool:
+        if self.footer is None or self.footer.get("incomplete"):
+            return True
+        return any(rank.incomplete for rank in self.ranks.values())
+
+    @property
+    def stopped(self) -> bool:
+        return any(rank.stopped for rank in self.ranks.values())
+
+    @property
+    def params(self) -> dict[str, float | None]:
+        """The problem-size parameters (PERFEQ_PARAM) of the lowest rank."""
+        for rank in sorted(self.ranks):
+            if self.ranks[rank].params:
+                return dict(self.ranks[rank].params)
+        return dict(self.header.get("params") or {})
+
+
+# ---- record validation ------------------------------------------------------------------------
+
+_INT, _OPT_INT, _STR, _OPT_STR, _BOOL, _LIST, _DICT = "int", "int|null", "str", "str|null", "bool", "list", "dict"
+
+# Required fields of each record kind (other fields are allowed and kept).
+RECORD_FIELDS: dict[str, dict[str, str]] = {
+    "header": {"format": _STR, "version": _INT, "nranks": _INT},
+    "rank": {"rank": _INT, "nranks": _INT},
+    "unit": {"id": _INT, "source": _STR, "descriptors": _OPT_STR, "digest": _OPT_STR, "functions": _LIST},
+    "context": {"id": _INT, "parent": _OPT_INT, "unit": _INT, "func": _INT, "caller_unit": _OPT_INT,
+                "site": _OPT_INT, "thread": _INT, "calls": _INT},
+    "counters": {"context": _INT, "counts": _LIST},
+    "values": {"context": _INT, "values": _LIST},
+    "mpi": {"context": _OPT_INT, "site": _OPT_INT, "call": _STR, "calls": _INT, "elements": _INT,
+            "bytes": _INT, "comm_size": _OPT_INT, "comm_rank": _OPT_INT, "root": _OPT_INT},
+    "params": {"params": _DICT},
+    "rank_end": {"rank": _INT, "incomplete": _BOOL},
+    "footer": {"records": _INT, "errors": _INT, "stopped": _BOOL},
+}
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == _INT:
+        return type(value) is int
+    if kind == _OPT_INT:
+        return value is None or type(value) is int
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _OPT_STR:
+        return value is None or isinstance(value, str)
+    if kind == _BOOL:
+        return type(value) is bool
+    if kind == _LIST:
+        return isinstance(value, list)
+    return isinstance(value, dict)
+
+
+def _check_fields(record: dict[str, Any], where: str) -> None:
+    kind = record.get("record")
+    if kind not in RECORD_FIELDS:
+        known = ", ".join(RECORD_FIELDS)
+        raise TraceError(f"{where}: unknown record kind {kind!r} (known: {known})")
+    for name, expected in RECORD_FIELDS[kind].items():
+        if name not in record:
+            raise TraceError(f"{where}: {kind} record without field {name!r}")
+        if not _is(record[name], expected):
+            raise TraceError(f"{where}: {kind} field {name!r} should be {expected}, not {record[name]!r}")
+    if kind == "header":
+        _check_header(record, where)
+
+
+def _check_header(record: dict[str, Any], where: str) -> None:
+    if record["format"] != TRACE_FORMAT:
+        raise TraceError(f"{where}: not a perfeq trace (format {record['format']!r})")
+    if record["version"] != TRACE_VERSION:
+        raise TraceError(f"{where}: trace version {record['version']} is not supported; this perfeq reads "
+                         f"version {TRACE_VERSION}: use the perfeq that wrote it, or record the run again")
+
+
+# ---- streaming reader -------------------------------------------------------------------------
+
+
+def iter_records(path: str | os.PathLike[str], *, tolerant: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, record)`` for each line of a trace, checking each record's fields.
+
+    The first record must be the header, of a known version.  A last line cut short (no newline,
+    not JSON) is a :class:`TraceError`, unless ``tolerant`` (used when merging the traces of
+    crashed ranks), in which case it is dropped with a warning.
+    """
+    name = str(path)
+    with open(path, encoding="utf-8", errors="strict", newline="\n") as handle:
+        yield from _iter_lines(handle, name, tolerant)
+
+
+def _iter_lines(handle: TextIO, name: str, tolerant: bool) -> Iterator[tuple[int, dict[str, Any]]]:
+    lineno = 0
+    try:
+        lines = iter(handle)
+        for lineno, line in enumerate(lines, start=1):
+            where = f"{name}:{lineno}"
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if not line.endswith("\n"):
+                    if tolerant:
+                        warnings.warn(f"{where}: dropped the last record, cut short", IncompleteTraceWarning,
+                                      stacklevel=3)
+                        return
+                    raise TraceError(f"{where}: the file ends inside a record (truncated trace)") from None
+                raise TraceError(f"{where}: not JSON: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise TraceError(f"{where}: expected a JSON object, got {type(record).__name__}")
+            if lineno == 1 and record.get("record") != "header":
+                raise TraceError(f"{where}: the first record must be the header, not {record.get('record')!r}")
+            _check_fields(record, where)
+            yield lineno, record
+    except UnicodeDecodeError as exc:
+        raise TraceError(f"{name}:{lineno + 1}: not UTF-8 text ({exc.reason})") from None
+    if lineno == 0:
+        raise TraceError(f"{name}:1: empty trace: no header")
+
+
+class _Builder:
+    """Turns records into :class:`RankTrace` objects, checking that references are defined first."""
+
+    def __init__(self, name: str, header: dict[str, Any]):
+        self.name = name
+        self.header = header
+        self.merged = bool(header.get("merged"))
+        self.ranks: dict[int, RankTrace] = {}
+        self.ended: set[int] = set()
+        self.footer: dict[str, Any] | None = None
+        self.count = 1  # records before the footer, the header included
+        if not self.merged:
+            rank = header.get("rank", 0)
+            self.ranks[rank] = RankTrace(rank=rank, header=header)
+
+    def rank_of(self, record: dict[str, Any], where: str) -> RankTrace:
+        if not self.merged:
+            if "rank" in record and record["rank"] not in self.ranks:
+                raise TraceError(f"{where}: record of rank {record['rank']} in the trace of one rank")
+            return next(iter(self.ranks.values()))
+        rank = record.get("rank")
+        if type(rank) is not int:
+            raise TraceError(f"{where}: record without its rank in a merged trace")
+        if rank not in self.ranks:
+            raise TraceError(f"{where}: rank {rank} has no rank record before this one")
+        if rank in self.ended:
+            raise TraceError(f"{where}: record of rank {rank} after its rank_end record")
+        return self.ranks[rank]
+
+    def add(self, lineno: int, record: dict[str, Any]) -> None:
+        where = f"{self.name}:{lineno}"
+        kind = record["record"]
+        if self.footer is not None:
+            raise TraceError(f"{where}: {kind} record after the footer")
+        if kind == "footer":
+            if record["records"] != self.count:
+                raise TraceError(f"{where}: the footer counts {record['records']} records but "
+                                 f"{self.count} precede it (lines lost?)")
+            self.footer = record
+            if not self.merged:
+                next(iter(self.ranks.values())).footer = record
+            return
+        self.count += 1
+        if kind == "header":
+            raise TraceError(f"{where}: a second header")
+        if kind == "rank":
+            if not self.merged:
+                raise TraceError(f"{where}: rank record in the trace of one rank")
+            if record["rank"] in self.ranks:
+                raise TraceError(f"{where}: rank {record['rank']} appears twice")
+            self.ranks[record["rank"]] = RankTrace(rank=record["rank"], header=record)
+            return
+        rank = self.rank_of(record, where)
+        getattr(self, f"_add_{kind}")(rank, record, where)
+
+    def _add_rank_end(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        rank.footer = record
+        self.ended.add(rank.rank)
+
+    def _add_unit(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        if record["id"] in rank.units:
+            raise TraceError(f"{where}: unit {record['id']} is defined twice")
+        functions = []
+        for item in record["functions"]:
+            if not (isinstance(item, dict) and isinstance(item.get("name"), str)
+                    and _is(item.get("nslots"), _INT) and _is(item.get("nvalues"), _INT)):
+                raise TraceError(f"{where}: bad function entry {item!r} (needs name, nslots, nvalues)")
+            functions.append(FunctionInfo(item["name"], item["nslots"], item["nvalues"]))
+        rank.units[record["id"]] = Unit(record["id"], record["source"], record["descriptors"],
+                                        record["digest"], int(record.get("abi", 0)), tuple(functions))
+
+    def _add_context(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        cid = record["id"]
+        if cid in rank.contexts:
+            raise TraceError(f"{where}: context {cid} is defined twice")
+        unit = rank.units.get(record["unit"])
+        if unit is None:
+            raise TraceError(f"{where}: context {cid} refers to unit {record['unit']}, not defined before it")
+        if not 0 <= record["func"] < len(unit.functions):
+            raise TraceError(f"{where}: context {cid}: unit {unit.source} has no function {record['func']}")
+        if record["parent"] is not None and record["parent"] not in rank.contexts:
+            raise TraceError(f"{where}: context {cid} refers to parent {record['parent']}, not defined before it")
+        if record["caller_unit"] is not None and record["caller_unit"] not in rank.units:
+            raise TraceError(f"{where}: context {cid} refers to caller unit {record['caller_unit']}, not defined")
+        rank.contexts[cid] = Context(rank.rank, cid, record["parent"], record["unit"], record["func"],
+                                     record["caller_unit"], record["site"], record["thread"],
+                                     record["calls"], int(record.get("regions", 0)),
+                                     bool(record.get("recursive", False)))
+
+    def _context(self, rank: RankTrace, cid: int, where: str) -> Context:
+        try:
+            return rank.contexts[cid]
+        except KeyError:
+            raise TraceError(f"{where}: refers to context {cid}, not defined before it") from None
+
+    def _add_counters(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        context = self._context(rank, record["context"], where)
+        nslots = rank.function(context).nslots
+        for item in record["counts"]:
+            if not (isinstance(item, list) and len(item) == 2 and all(_is(x, _INT) for x in item)):
+                raise TraceError(f"{where}: bad counter {item!r} (expected [slot, count])")
+            slot, count = item
+            if not 0 <= slot < nslots:
+                raise TraceError(f"{where}: counter slot {slot} out of range (function has {nslots} slots)")
+            context.counters[slot] = context.counters.get(slot, 0) + count
+
+    def _add_values(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        context = self._context(rank, record["context"], where)
+        nvalues = rank.function(context).nvalues
+        for item in record["values"]:
+            if not isinstance(item, dict) or not _is(item.get("slot"), _INT) or not _is(item.get("n"), _INT):
+                raise TraceError(f"{where}: bad value entry {item!r} (needs slot, n, first, last, min, max, sum)")
+            if not 0 <= item["slot"] < nvalues:
+                raise TraceError(f"{where}: value slot {item['slot']} out of range (function has {nvalues})")
+            stats = []
+            for key in ("first", "last", "min", "max", "sum"):
+                value = item.get(key)
+                if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                    raise TraceError(f"{where}: value field {key!r} should be a number, not {value!r}")
+                stats.append(None if value is None else float(value))
+            context.values[item["slot"]] = ValueStat(item["n"], *stats)
+
+    def _add_mpi(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        mpi = MPIRecord(record["call"], record["site"], record["calls"], record["elements"], record["bytes"],
+                        record["comm_size"], record["comm_rank"], record["root"])
+        if record["context"] is None:
+            rank.orphan_mpi.append(mpi)
+        else:
+            self._context(rank, record["context"], where).mpi.append(mpi)
+
+    def _add_params(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
+        for key, value in record["params"].items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise TraceError(f"{where}: parameter {key!r} should be a number, not {value!r}")
+            rank.params[key] = value
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """Read a trace (one rank's, or merged) into a :class:`Trace`.
+
+    Raises :class:`TraceError` (``file:line: ...``) on a malformed trace; warns with
+    :class:`IncompleteTraceWarning` when the footer is missing.
+    """
+    name = str(path)
+    builder: _Builder | None = None
+    for lineno, record in iter_records(path):
+        if builder is None:
+            builder = _Builder(name, record)
+            continue
+        builder.add(lineno, record)
+    if builder is None:  # iter_records raises on an empty file; kept for type checkers
+        raise TraceError(f"{name}:1: empty trace: no header")
+    if builder.footer is None:
+        warnings.warn(f"{name}: incomplete trace: no footer (the program crashed or was killed?)",
+                      IncompleteTraceWarning, stacklevel=2)
+    return Trace(path=Path(path), header=builder.header, ranks=builder.ranks, footer=builder.footer,
+                 merged=builder.merged)
+
+
+# ---- merging the ranks' traces ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What :func:`merge_rank_traces` wrote."""
+
+    path: Path
+    ranks: tuple[int, ...]
+    missing_ranks: tuple[int, ...]
+    incomplete_ranks: tuple[int, ...]
+    stopped_ranks: tuple[int, ...]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing_ranks and not self.incomplete_ranks
+
+
+def _rank_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
+    """Header, body records and footer (None if missing) of one rank's trace, tolerating a cut end."""
+    header: dict[str, Any] | None = None
+    body: list[dict[str, Any]] = []
+    footer: dict[str, Any] | None = None
+    for lineno, record in iter_records(path, tolerant=True):
+        kind = record["record"]
+        if header is None:
+            header = record
+            if header.get("merged"):
+                raise TraceError(f"{path}:{lineno}: already a merged trace")
+        elif footer is not None:
+            raise TraceError(f"{path}:{lineno}: {kind} record after the footer")
+        elif kind == "footer":
+            footer = record
+        elif kind in ("header", "rank", "rank_end"):
+            raise TraceError(f"{path}:{lineno}: unexpected {kind} record in a rank's trace")
+        else:
+            body.append(record)
+    if header is None:
+        raise TraceError(f"{path}:1: empty trace: no header")
+    return header, body, footer
+
+
+def merge_rank_traces(rank_paths: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str], *,
+                      command: Sequence[str] = (), exit_status: int | None = None) -> MergeResult:
+    """Merge the per-rank traces into one trace at ``output``, written atomically.
+
+    The merged trace has one header (``merged: true``, ``nranks``, the command and its exit
+    status), then per rank a ``rank`` record (that rank's header), its records tagged with
+    ``"rank"``, and a ``rank_end`` record (its footer, ``incomplete`` when it had none); then one
+    footer.  Ranks absent from ``rank_paths`` are listed as ``missing_ranks``.
+    """
+    sections: dict[int, tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]] = {}
+    for path in rank_paths:
+        header, body, footer = _rank_records(Path(path))
+        rank = header.get("rank", 0)
+        if type(rank) is not int or rank < 0:
+            raise TraceError(f"{path}:1: bad rank {rank!r} in the header")
+        if rank in sections:
+            raise TraceError(f"{path}:1: a second trace of rank {rank}")
+        sections[rank] = (header, body, footer)
+    if not sections:
+        raise TraceError("no rank traces to merge")
+    nranks = max(max(h["nranks"] for h, _, _ in sections.values()), max(sections) + 1)
+    missing = tuple(r for r in range(nranks) if r not in sections)
+    first = sections[min(sections)][0]
+    params: dict[str, Any] = {}
+    for rank in sorted(sections):
+        for record in sections[rank][1]:
+            if record["record"] == "params" and not params:
+                params = dict(record["params"])
+    merged_header = {
+        "record": "header", "format": TRACE_FORMAT, "version": TRACE_VERSION, "merged": True,
+        "program": first.get("program", ""), "argv": first.get("argv", []), "nranks": nranks,
+        "ranks": sorted(sections), "command": list(command), "exit_status": exit_status, "params": params,
+    }
+    incomplete = tuple(r for r in sorted(sections) if sections[r][2] is None)
+    stopped = tuple(r for r in sorted(sections) if (sections[r][2] or {}).get("stopped"))
+    out = Path(output)
+    records = 0
+    totals = {"errors": 0, "dropped": 0}
+
+    def lines() -> Iterator[str]:
+        nonlocal records
+        yield _dump(merged_header)
+        records += 1
+        for rank in sorted(sections):
+            header, body, footer = sections[rank]
+            rank_record = {"record": "rank", "rank": rank}
+            rank_record.update({k: v for k, v in header.items() if k not in ("record", "format", "version", "rank")})
+            yield _dump(rank_record)
+            records += 1
+            for record in body:
+                yield _dump({**record, "rank": rank})
+                records += 1
+            end: dict[str, Any] = {"record": "rank_end", "rank": rank, "incomplete": footer is None}
+            if footer is not None:
+                end.update({k: v for k, v in footer.items() if k != "record"})
+                for key in totals:
+                    totals[key] += int(footer.get(key, 0))
+            yield _dump(end)
+            records += 1
+        yield _dump({"record": "footer", "records": records, "errors": totals["errors"],
+                     "dropped": totals["dropped"], "stopped": bool(stopped),
+                     "incomplete": bool(missing or incomplete), "missing_ranks": list(missing),
+                     "incomplete_ranks": list(incomplete)})
+
+    write_lines_atomic(out, lines())
+    return MergeResult(out, tuple(sorted(sections)), missing, incomplete, stopped)
+
+
+def _dump(record: dict[str, Any]) -> str:
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+    """Write ``lines`` to ``path`` through a temporary file and a rename: never a half-written file."""
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for line in lines:
+                handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, 0o666 & ~_umask())
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
