@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "perfeq.runtime.commands",
     "perfeq.symbolic.commands",
     "perfeq.fitting.commands",
+    "perfeq.fitting.campaign_commands",
     "perfeq.fitting.rank_commands",
     "perfeq.fitting.scaling_commands",
     "perfeq.tour",

@@ -26,14 +26,24 @@ MPI_TYPE_SIZES = {
 }
 
 
+@lru_cache(maxsize=1)
+def _models() -> dict[str, MessageModel]:
+    """Each distinct message model, named by the kind of the first call that uses it (bcast, ...)."""
+    named: dict[str, MessageModel] = {}
+    for call in MPI_CALLS.values():
+        if not any(m is call.model for m in named.values()):
+            named[call.kind] = call.model
+    return named
+
+
 def _key(model: MessageModel) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in model.name)
+    return next(key for key, m in _models().items() if m is model)
 
 
 @lru_cache(maxsize=None)
 def message_functions(model_name: str) -> dict[str, sp.Function]:
     """sympy functions of (P, v) for messages sent, blocks sent, critical path; and rank averages."""
-    model = next(call.model for call in MPI_CALLS.values() if _key(call.model) == model_name)
+    model = _models()[model_name]
     sent = np.vectorize(lambda p, v: model.sent(int(p), int(v)), otypes=[float])
     blocks = np.vectorize(lambda p, v: model.blocks(int(p), int(v)), otypes=[float])
     critical = np.vectorize(lambda p: model.critical(int(p)), otypes=[float])

@@ -1,0 +1,133 @@
+"""``perfeq calibrate``: a measurement campaign over applications x sizes x process counts x repetitions.
+
+Each application is instrumented and run once at its small size to build its model; then the
+plain (uninstrumented) program is timed at every calibration point, and each run's predicted
+counts (the slowest rank's chi) are stored beside its time in a runs CSV, the input of
+``perfeq fit``.  A rerun skips the points the runs file already holds, so a campaign can be
+resumed.  On a cluster, ``--slurm`` writes a batch script (from a jinja2 template) instead.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import jinja2
+
+from perfeq.errors import UsageError
+from perfeq.pipeline import Example, build_instrumented, build_plain, launch_command, run_small, time_run
+
+from .costs import COSTS
+from .runs import Run, append_runs, parse_params, read_runs
+
+DEFAULT_LAUNCHER = "mpiexec -n {P} {cmd}"
+
+
+@dataclass(frozen=True)
+class Point:
+    example: Example
+    values: dict[str, int]
+    procs: int
+    rep: int
+
+    @property
+    def params(self) -> str:
+        return ";".join(f"{k}={v}" for k, v in self.values.items())
+
+    def key(self) -> tuple:
+        return (self.example.name, tuple(sorted(self.values.items())), self.procs, self.rep)
+
+
+def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None) -> list[Point]:
+    points = []
+    for example in examples:
+        for values in sizes or example.calibration():
+            for p in procs:
+                for rep in range(reps):
+                    points.append(Point(example, dict(values), p, rep))
+    return points
+
+
+def _done(path: Path) -> set[tuple]:
+    if not path.exists():
+        return set()
+    keys = set()
+    for run in read_runs(path):
+        values = {k: int(float(v)) for k, v in parse_params(run.params).items()}
+        keys.add((run.app, tuple(sorted(values.items())), run.procs, run.rep))
+    return keys
+
+
+def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: list[int], reps: int,
+                 launcher: str | None = None, small_procs: int = 2,
+                 progress: Callable[[str], None] | None = None) -> list[Run]:
+    """Time every calibration point not yet in ``output``; append each run as it finishes."""
+    from perfeq.symbolic.linearize import Machine
+    from perfeq.symbolic.model import build_model
+
+    say = progress or (lambda text: print(text, file=sys.stderr))
+    done = _done(output)
+    points = [p for p in plan(examples, procs, reps) if p.key() not in done]
+    if not points:
+        say(f"calibrate: every point is already in {output}")
+        return []
+    machine = Machine.detect()
+    models, binaries = {}, {}
+    written: list[Run] = []
+    host = machine.name
+    for index, point in enumerate(points, start=1):
+        example = point.example
+        if example.name not in models:
+            say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
+            inst = build_instrumented(example, workdir)
+            trace = run_small(example, inst, example.small, small_procs, workdir / f"{example.name}.trace")
+            models[example.name] = build_model([trace])
+            models[example.name].save(workdir / f"{example.name}.model.json")
+            binaries[example.name] = build_plain(example, workdir / "plain")
+        seconds = time_run(binaries[example.name], example.argv(point.values), point.procs, launcher=launcher)
+        counts = models[example.name].counts({k: float(v) for k, v in point.values.items()}, point.procs, 1, machine)
+        slowest = {cost: float(counts["slowest"].get(cost, 0.0)) for cost in COSTS}
+        run = Run(example.name, point.params, point.procs, seconds, slowest, threads=1, rep=point.rep, host=host,
+                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        append_runs(output, [run])
+        written.append(run)
+        say(f"[{index:3d}/{len(points)}] {example.name} {point.params} P={point.procs} rep {point.rep}: {seconds:.3f} s")
+    return written
+
+
+SLURM_TEMPLATE = """#!/bin/bash
+#SBATCH --job-name=perfeq-calibrate
+#SBATCH --ntasks={{ max_procs }}
+#SBATCH --time={{ time_limit }}
+# Written by perfeq calibrate --slurm: times the plain programs at each calibration point.
+# Each line appends "app,params,procs,rep,seconds" to {{ times }}; then run
+#   perfeq calibrate --import-times {{ times }} -o runs.csv
+set -euo pipefail
+{% for point in points %}
+start=$(date +%s.%N); {{ point.command }} > /dev/null; end=$(date +%s.%N)
+echo "{{ point.app }},{{ point.params }},{{ point.procs }},{{ point.rep }},$(echo "$end - $start" | bc)" >> {{ times }}
+{% endfor %}
+"""
+
+
+def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Path, times: Path,
+                       launcher: str = "srun -n {P} {cmd}", time_limit: str = "01:00:00") -> None:
+    from perfeq.instrument.insert import write_atomic
+
+    if not points:
+        raise UsageError("no calibration points to write")
+    rows = [{"app": p.example.name, "params": p.params, "procs": p.procs, "rep": p.rep,
+             "command": " ".join(launch_command(binaries[p.example.name], p.example.argv(p.values), p.procs, launcher))}
+            for p in points]
+    text = jinja2.Template(SLURM_TEMPLATE, undefined=jinja2.StrictUndefined).render(
+        points=rows, max_procs=max(p.procs for p in points), times=times, time_limit=time_limit)
+    write_atomic(path, text)
+    path.chmod(0o755)
+
+
+def elapsed(start: float) -> str:
+    return f"{time.perf_counter() - start:.1f} s"

@@ -1,0 +1,165 @@
+"""Subcommands ``perfeq calibrate`` and ``perfeq predict`` (fitting stage, paper sections 3.3 and 4)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from perfeq.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    c = subparsers.add_parser(
+        "calibrate",
+        help="time the calibration applications at several sizes and process counts (runs CSV)",
+        description="Measurement campaign: model each application from one small instrumented run, "
+        "time the plain program at each calibration point, and store its predicted counts beside "
+        "its time. Rerunning skips points already in the output.",
+    )
+    c.add_argument("--apps", type=Path, help="folder with catalog.json and the C sources (default: bundled)")
+    c.add_argument("--only", help="comma-separated application names")
+    c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
+    c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
+    c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}')")
+    c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder)")
+    c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
+    c.add_argument("--import-times", type=Path, metavar="CSV", help="read times measured by a --slurm script")
+    c.add_argument("-o", "--output", type=Path, required=True, help="runs CSV (appended to; resumable)")
+    c.set_defaults(func=run_calibrate)
+
+    p = subparsers.add_parser(
+        "predict",
+        help="predict a program's time with intervals from its model and a machine profile",
+        description="t = chi * beta: the model's counts (slowest rank) at the given parameters, "
+        "priced by the machine profile, with confidence and prediction intervals and the share of "
+        "each cost and each block.",
+    )
+    p.add_argument("model", type=Path)
+    p.add_argument("assignments", nargs="+", metavar="NAME=VALUE", help="parameter values and P (and T)")
+    p.add_argument("--machine", type=Path, required=True, help="machine profile (perfeq fit or machine-profile)")
+    p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
+    p.add_argument("--level", type=float, default=0.95)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_predict)
+
+
+def _examples(args: argparse.Namespace):
+    from perfeq.pipeline import load_catalog
+
+    examples = load_catalog(args.apps)
+    if args.only:
+        names = set(args.only.split(","))
+        unknown = names - {e.name for e in examples}
+        if unknown:
+            raise UsageError(f"--only: no application named {', '.join(sorted(unknown))}")
+        examples = [e for e in examples if e.name in names]
+    return examples
+
+
+def _procs(text: str) -> list[int]:
+    try:
+        procs = [int(p) for p in text.split(",") if p]
+    except ValueError:
+        raise UsageError(f"--procs {text}: expected numbers like 1,2,4") from None
+    if not procs or min(procs) < 1:
+        raise UsageError(f"--procs {text}: process counts must be at least 1")
+    return procs
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from .calibrate import plan, run_campaign, write_slurm_script
+
+    examples = _examples(args)
+    procs = _procs(args.procs)
+    if args.reps < 1:
+        raise UsageError("--reps must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
+        workdir = args.workdir or Path(tmp)
+        if args.slurm:
+            from perfeq.pipeline import build_plain
+
+            binaries = {e.name: build_plain(e, workdir / "plain") for e in examples}
+            write_slurm_script(plan(examples, procs, args.reps), binaries, args.slurm,
+                               args.output.with_suffix(".times.csv"), args.launcher or "srun -n {P} {cmd}")
+            print(f"wrote {args.slurm}: sbatch it, then perfeq calibrate --import-times "
+                  f"{args.output.with_suffix('.times.csv')} -o {args.output}", file=sys.stderr)
+            return 0
+        if args.import_times:
+            return _import_times(args, examples, workdir)
+        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher)
+    print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
+    return 0
+
+
+def _import_times(args, examples, workdir: Path) -> int:
+    from datetime import datetime, timezone
+
+    from perfeq.pipeline import run_small
+    from perfeq.symbolic.linearize import Machine
+    from perfeq.symbolic.model import build_model
+
+    from .costs import COSTS
+    from .runs import Run, append_runs, parse_params
+
+    by_name = {e.name: e for e in examples}
+    machine = Machine.detect()
+    models = {}
+    runs = []
+    with open(args.import_times, newline="") as handle:
+        for lineno, row in enumerate(csv.reader(handle), start=1):
+            if len(row) != 5 or row[0] not in by_name:
+                raise UsageError(f"{args.import_times}:{lineno}: expected app,params,procs,rep,seconds")
+            app, params, procs, rep, seconds = row
+            example = by_name[app]
+            if app not in models:
+                from perfeq.pipeline import build_instrumented
+
+                binary = build_instrumented(example, workdir)
+                models[app] = build_model([run_small(example, binary, example.small, 2, workdir / f"{app}.trace")])
+            values = {k: float(v) for k, v in parse_params(params).items()}
+            counts = models[app].counts(values, int(procs), 1, machine)["slowest"]
+            runs.append(Run(app, params, int(procs), float(seconds), {c: float(counts.get(c, 0)) for c in COSTS},
+                            rep=int(rep), host=machine.name,
+                            timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+    append_runs(args.output, runs)
+    print(f"calibrate: imported {len(runs)} runs into {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from perfeq.symbolic.commands import parse_assignments
+    from perfeq.symbolic.linearize import Machine
+    from perfeq.symbolic.model import load_model
+
+    from .predict import predict
+    from .profile import load_profile
+    from .report import format_prediction
+
+    model = load_model(args.model)
+    profile = load_profile(args.machine)
+    values, procs, threads = parse_assignments(args.assignments)
+    hardware = Machine.load(args.caches) if args.caches else Machine.detect()
+    counts = model.counts(values, procs, threads, hardware)
+    slowest = counts["slowest"]
+    rank = counts["slowest_rank"]
+    rows = model.item_counts(values, procs, threads, rank)
+    blocks = {}
+    for item, row in zip(model.items, rows, strict=True):
+        label = f"{item.label} [{item.context}]"
+        entry = blocks.setdefault(label, {})
+        for key, value in row.items():
+            entry[key] = entry.get(key, 0.0) + value
+    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != "const"}
+    prediction = predict(profile, priced, blocks, level=args.level)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
+                          "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))
+        return 0
+    print(f"{model.program} at {', '.join(f'{k}={v:g}' for k, v in values.items())}, P={procs}, T={threads} "
+          f"(slowest rank {rank})")
+    print(format_prediction(prediction))
+    return 0
