@@ -1,7 +1,7 @@
 """Accuracy of the symbolic counts: model from small runs vs a real instrumented run at a larger size.
 
-For every bundled example: instrument it, run it at its small size on 2 processes, build the
-model, then run the instrumented program at SCALE times the small size on 4 processes
+For every bundled example: instrument it, run it at its small size and at twice that on 2
+processes, build the model from both traces, then run the instrumented program at SCALE times the small size on 4 processes
 (oversubscribed is fine for counting) and print predicted / measured for ops, par, startup, bytes.
 
     python benchmarks/model_accuracy.py [--scale 8] [--procs 4] [--examples gauss,cg]
@@ -15,9 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfeq.pipeline import build_instrumented, load_catalog, run_small
+from perfeq.pipeline import build_instrumented, load_catalog, model_example, run_small
 from perfeq.symbolic.measured import measured_counts
-from perfeq.symbolic.model import build_model
 from perfeq.symbolic.observe import from_trace
 
 KEYS = ("ops", "par", "startup", "bytes")
@@ -46,9 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             if chosen and example.name not in chosen:
                 continue
             binary = build_instrumented(example, folder)
-            small = run_small(example, binary, example.small, 2, folder / f"{example.name}.small.trace")
             start = time.perf_counter()
-            model = build_model([small])
+            model = model_example(example, binary, folder)
             build_seconds = time.perf_counter() - start
             values = scaled(example, args.scale)
             big = run_small(example, binary, values, args.procs, folder / f"{example.name}.big.trace")

@@ -152,7 +152,8 @@ def run_predict(args: argparse.Namespace) -> int:
         label = f"{item.label} [{item.context}]"
         entry = blocks.setdefault(label, {})
         for key, value in row.items():
-            entry[key] = entry.get(key, 0.0) + value
+            if key in profile.names:
+                entry[key] = entry.get(key, 0.0) + value
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != "const"}
     prediction = predict(profile, priced, blocks, level=args.level)
     if args.json:

@@ -77,6 +77,7 @@ class UnitCollector:
         self._seq = 0
         self._callgraph: dict[str, set[str]] = {}
         self._mpi_calls = _mpi_table()
+        self._enumerators: set[str] | None = None
 
     # ---- helpers --------------------------------------------------------------------------
     def in_main(self, node: c_ast.Node) -> bool:
@@ -148,6 +149,13 @@ class UnitCollector:
                 d.ArrayShape(len(self.unit.shapes), None, decl.name, decl.coord.line, "fixed", len(extents),
                              extents, _element_text(decl.type), None)
             )
+
+    def enumerators(self) -> set[str]:
+        """Names of the enumeration constants declared at file scope (constants in array extents)."""
+        if self._enumerators is None:
+            self._enumerators = {n.name for ext in self.ast.ext if not isinstance(ext, c_ast.FuncDef)
+                                 for n in _walk(ext) if isinstance(n, c_ast.Enumerator)}
+        return self._enumerators
 
     def array_extents(self, decl: c_ast.Decl) -> list[str]:
         """Original text of each [extent] after the declared name."""
@@ -371,8 +379,8 @@ class FunctionCollector:
             self.scope.names[node.name] = type_of_decl(node.type, self.u.typedefs)
         if isinstance(node.type, c_ast.ArrayDecl):
             extents = self.u.array_extents(node)
-            vla = any(not re.fullmatch(r"[\w\s()*+/-]*", e or "") or re.search(r"[a-z_]", e or "", re.I)
-                      for e in extents)
+            # after preprocessing, a fixed extent is a constant expression (macros expanded)
+            vla = any(_names(dim) - self.u.enumerators() for dim in _array_dims(node.type))
             slot = None
             if vla and self.parallel == 0:
                 slot = self.value_slot()
@@ -655,6 +663,11 @@ class FunctionCollector:
                     text = self.expr_text(step.rvalue.right) or _generate(step.rvalue.right)
                     stride = text if step.rvalue.op == "+" else f"-({text})"
                     depends |= _names(step.rvalue.right)
+                elif step.op == "=" and isinstance(step.rvalue, c_ast.BinaryOp) and step.rvalue.op in "*/" and (
+                        _is_id(step.rvalue.left, var) or (step.rvalue.op == "*" and _is_id(step.rvalue.right, var))):
+                    other = step.rvalue.right if _is_id(step.rvalue.left, var) else step.rvalue.left
+                    stride = f"{step.rvalue.op}={self.expr_text(other) or _generate(other)}"
+                    depends |= _names(other)
                 elif step.op in ("*=", "<<=", ">>=", "/="):
                     stride = f"{step.op}{self.expr_text(step.rvalue) or _generate(step.rvalue)}"
         depends.discard(var)
@@ -900,10 +913,13 @@ class FunctionCollector:
         start = self.u.tok(node)
         if start is None:
             return
-        try:
-            question = self.src.scan_to(start, ("?",))
-        except SourceError:
+        question = self.ternary_question(start, sum(isinstance(n, c_ast.TernaryOp) for n in _walk(node.cond)))
+        if question is None:
             return
+        # the condition's opening parentheses stand before its first operand: (x > 0) ? a : b
+        while start > 0 and self.src.tokens[start - 1].text == "(" and \
+                self.src.match_bracket(start - 1) < question:
+            start -= 1
         slot = self.slot(2)
         self.u.insert(self.src.tokens[start].start, f"{self.mt('PERFEQ_COND')}({slot}, ", 70)
         self.u.insert(self.src.tokens[question - 1].end, ")", 70, closing=True)
@@ -913,6 +929,19 @@ class FunctionCollector:
                              None, None, [], slot, sorted(_names(node.cond)),
                              self.counter().count(node.cond).to_dict())
         )
+
+    def ternary_question(self, start: int, inner: int) -> int | None:
+        """The '?' of a conditional whose condition starts at token ``start`` and holds ``inner``
+        conditionals of its own (their '?' come first); None when the statement ends before it."""
+        for j in range(start, len(self.src.tokens)):
+            text = self.src.tokens[j].text
+            if text in (";", "{", "}"):
+                return None
+            if text == "?":
+                if inner == 0:
+                    return j
+                inner -= 1
+        return None
 
     # ---- OpenMP regions -------------------------------------------------------------------
     def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma) -> int | None:
@@ -1093,6 +1122,16 @@ def _squash(text: str) -> str:
 def _has_macro_free_mismatch(text: str, generated: str) -> bool:
     """True when the texts differ for a reason other than macro expansion (a wrong extent)."""
     return not re.search(r"\b[A-Z_][A-Z0-9_]*\b", text)
+
+
+def _array_dims(node: c_ast.Node) -> list[c_ast.Node]:
+    """The extent expressions of an array declarator, outermost first ([] has none)."""
+    dims = []
+    while isinstance(node, c_ast.ArrayDecl):
+        if node.dim is not None:
+            dims.append(node.dim)
+        node = node.type
+    return dims
 
 
 def _element_text(node: c_ast.Node) -> str | None:

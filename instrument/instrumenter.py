@@ -65,6 +65,7 @@ def instrument_file(
     ast = parse(pre, text.split("\n"), display)
     try:
         source = SourceText(display, text, pre.active_lines)
+        source.align_preprocessed(pre.text, pre.marker_name)
         collector = UnitCollector(ast, source, pre.marker_name, display)
         unit = collector.collect()
     except SourceError as exc:

@@ -35,6 +35,8 @@ _TOKEN_RE = re.compile(
     re.S | re.X,
 )
 _DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(\w*)")
+_LINE_MARKER_RE = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
+_RESYNC_WINDOW = 3  # tokens that must agree after a macro invocation to resume the alignment
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class SourceText:
             self.line_starts.append(match.end())
         self.tokens = self._tokenize(active_lines)
         self._by_start = {tok.start: i for i, tok in enumerate(self.tokens)}
+        self._from_preprocessed: dict[tuple[int, int], int] | None = None
 
     # ---- positions ------------------------------------------------------------------------
     def offset(self, line: int, column: int) -> int:
@@ -78,10 +81,96 @@ class SourceText:
         return self.text[start : end if end >= 0 else len(self.text)]
 
     def token_at(self, line: int, column: int) -> int | None:
-        """Index of the token starting exactly at (line, column), or None."""
+        """Index of the original token at a (line, column) of the preprocessed text, or None.
+
+        After :meth:`align_preprocessed`, the position is looked up in the token alignment (the
+        preprocessor collapses spaces and expands macros, so columns differ); before, it is taken
+        as a position in the original text.
+        """
+        if self._from_preprocessed is not None:
+            return self._from_preprocessed.get((line, column))
         if line < 1 or line > len(self.line_starts):
             return None
         return self._by_start.get(self.offset(line, column))
+
+    # ---- the preprocessed text ------------------------------------------------------------
+    def align_preprocessed(self, preprocessed: str, marker_name: str) -> None:
+        """Map the main file's tokens in the preprocessed text to the original tokens.
+
+        Equal tokens are matched in order.  Where they differ, the original has a macro
+        invocation (a name, with its parenthesised arguments if any): the alignment resumes after
+        it where the next few original tokens appear in the preprocessed text, and the first token
+        of the expansion maps to the macro's name (so ``i < N`` has the bound ``N``).  Tokens
+        inside an expansion map to nothing: hooks are never put inside a macro's arguments.
+        """
+        pre = _main_file_tokens(preprocessed, marker_name)
+        orig = [i for i, tok in enumerate(self.tokens) if tok.kind != "pp"]
+        pre_idents = {text for _, _, text in pre}
+        mapping: dict[tuple[int, int], int] = {}
+        i = j = 0
+        while i < len(orig) and j < len(pre):
+            tok = self.tokens[orig[i]]
+            line, col, text = pre[j]
+            if tok.text == text:
+                mapping[(line, col)] = orig[i]
+                i, j = i + 1, j + 1
+                continue
+            resumed = self._resume(orig, pre, i, j, pre_idents)
+            if resumed is None:  # not a macro: skip to the next line both texts have
+                i = next((k for k in range(i, len(orig)) if self.tokens[orig[k]].line > tok.line), len(orig))
+                if i < len(orig):
+                    j = next((k for k in range(j, len(pre)) if pre[k][0] >= self.tokens[orig[i]].line), len(pre))
+                continue
+            next_i, next_j = resumed
+            if next_j > j and tok.kind == "ident":
+                mapping[(line, col)] = orig[i]  # the expansion starts where the invocation does
+            i, j = next_i, next_j
+        self._from_preprocessed = mapping
+
+    def _invocation_end(self, orig: list[int], i: int) -> int:
+        """Position in ``orig`` after the macro invocation starting at ``orig[i]``."""
+        if i + 1 < len(orig) and self.tokens[orig[i + 1]].text == "(":
+            depth = 0
+            for k in range(i + 1, len(orig)):
+                text = self.tokens[orig[k]].text
+                depth += text == "("
+                depth -= text == ")"
+                if depth == 0:
+                    return k + 1
+        return i + 1
+
+    def _resume(self, orig: list[int], pre: list[tuple[int, int, str]], i: int, j: int,
+                pre_idents: set[str]) -> tuple[int, int] | None:
+        """Where the alignment resumes after a mismatch at ``orig[i]`` / ``pre[j]``, or None."""
+        if self.tokens[orig[i]].kind != "ident":
+            return None
+        ends = [self._invocation_end(orig, i)]
+        if ends[0] != i + 1:
+            ends.append(i + 1)  # an object-like macro followed by '('
+        first_line = self.tokens[orig[i]].line
+        for end in ends:
+            # consecutive invocations (A B, F(x) G) expand as one run
+            while end < len(orig) and self.tokens[orig[end]].kind == "ident" and \
+                    self.tokens[orig[end]].text not in pre_idents:
+                end = self._invocation_end(orig, end)
+            if end >= len(orig):
+                return end, len(pre)
+            window = []
+            for k in range(end, min(end + _RESYNC_WINDOW, len(orig))):
+                tok = self.tokens[orig[k]]
+                if tok.kind == "ident" and tok.text not in pre_idents:
+                    break
+                window.append(tok.text)
+            last_line = self.tokens[orig[end]].line
+            for k in range(j, len(pre)):
+                line = pre[k][0]
+                if line > last_line:
+                    break
+                if line >= first_line and all(
+                    k + n < len(pre) and pre[k + n][2] == text for n, text in enumerate(window)
+                ):
+                    return end, k
+        return None
 
     def index_at_or_after(self, offset: int) -> int:
         import bisect
@@ -276,3 +365,32 @@ class SourceText:
         if last < first:
             return ""
         return " ".join(self.text[self.tokens[first].start : self.tokens[last].end].split())
+
+
+def _main_file_tokens(preprocessed: str, marker_name: str) -> list[tuple[int, int, str]]:
+    """(line, column, text) of the tokens the main file contributes to a preprocessed text.
+
+    Lines and columns are those pycparser reports: lines follow the line markers, columns count
+    characters from 1.  Directives left in the output (#pragma) are skipped.
+    """
+    tokens: list[tuple[int, int, str]] = []
+    current, line = None, 0
+    for raw in preprocessed.split("\n"):
+        stripped = raw.lstrip()
+        if stripped.startswith("#"):
+            marker = _LINE_MARKER_RE.match(stripped)
+            if marker:
+                line, current = int(marker.group(1)), marker.group(2)
+                continue
+        elif current == marker_name and stripped:
+            pos = 0
+            while pos < len(raw):
+                match = _TOKEN_RE.match(raw, pos)
+                if not match:
+                    pos += 1
+                    continue
+                if match.lastgroup not in ("ws", "nl", "lcomment", "bcomment"):
+                    tokens.append((line, match.start() + 1, match.group()))
+                pos = match.end()
+        line += 1
+    return tokens

@@ -131,6 +131,24 @@ def run_small(example: Example, binary: Path, values: dict[str, float], procs: i
     return result.trace
 
 
+def doubled(example: Example) -> dict[str, int]:
+    """The small size with the main (first) parameter doubled: the second instrumentation run."""
+    values = dict(example.small)
+    first = example.params[0]["name"]
+    values[first] = values[first] * 2
+    return values
+
+
+def model_example(example: Example, binary: Path, folder: Path, procs: int = 2):
+    """The example's model from two small instrumentation runs (its small size and twice it), so
+    that loops the symbolic step cannot resolve are fitted to a form of the problem size."""
+    from perfeq.symbolic.model import build_model
+
+    traces = [run_small(example, binary, example.small, procs, folder / f"{example.name}.trace"),
+              run_small(example, binary, doubled(example), procs, folder / f"{example.name}.2.trace")]
+    return build_model(traces)
+
+
 def _quiet(action, sink):
     import contextlib
 

@@ -252,69 +252,134 @@ class CountModel:
         self._cache.clear()
 
     def _scale(self, ctx, unit, block_id, expr: sp.Expr) -> sp.Expr | None:
-        """measured / predicted (summed over ranks) when the prediction is positive and finite."""
+        """measured / predicted (summed over ranks), when positive and the same (within 5 %) in
+        every run that holds this context; None otherwise."""
         if expr.free_symbols - {P, T, RANK, *self.size_symbols}:
             return None
-        predicted = measured = 0.0
-        for rank in range(self.run.nranks):
-            number = _number(expr, self.values(self.run, rank))
-            if number is None:
+        ratios = []
+        slot = unit.blocks[block_id]["slot"]
+        for run, node in self._same_context(ctx):
+            predicted = measured = 0.0
+            for rank in range(run.nranks):
+                number = _number(expr, self.values(run, rank))
+                if number is None:
+                    return None
+                predicted += number
+                measured += node.counter(rank, slot)
+            if predicted <= 0 or measured <= 0:
                 return None
-            predicted += number
-            measured += self.measured(ctx, unit, block_id, rank)
-        if predicted <= 0 or measured <= 0:
+            ratios.append(measured / predicted)
+        if max(ratios) > 1.05 * min(ratios):
             return None
-        return sp.nsimplify(measured / predicted, rational=True, tolerance=1e-12)
+        return sp.nsimplify(ratios[0], rational=True, tolerance=1e-12)
 
     def _fallback_trips(self, ctx, unit: UnitView, loop: dict, reason: str) -> sp.Expr:
-        ranks = range(self.run.nranks)
-        entries = sum(ctx.counter(r, loop["entry_slot"]) for r in ranks)
-        iterations = sum(self.measured(ctx, unit, loop["body_block"], r) for r in ranks)
+        """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
         where = self._where(unit, loop["line"])
-        if entries == 0:
+        samples = []  # (symbol values, measured trips per entry) of every run holding this context
+        for run, node in self._same_context(ctx):
+            ranks = range(run.nranks)
+            entries = sum(node.counter(r, loop["entry_slot"]) for r in ranks)
+            iterations = sum(node.counter(r, unit.blocks[loop["body_block"]]["slot"]) for r in ranks)
+            if entries:
+                samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
+        if not samples:
             self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; never entered in the run"))
             return sp.Integer(0)
-        trips = sp.Rational(iterations, entries)
-        fitted = self._fit(trips)
+        trips = samples[0][1]
+        fitted, note = self._fit(samples)
         if fitted is not None:
-            self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}"))
+            self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}{note}"))
             return fitted
-        self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"))
+        self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"
+                                       + ("" if len(samples) > 1 else " (give traces at two or more sizes to fit a form)")))
         return trips
 
-    def _fit(self, trips: sp.Rational) -> sp.Expr | None:
-        """The paper's simplified fit: trips an integer multiple of a problem-size form."""
-        if trips <= 0:
-            return None
-        values = self.values(self.run, 0)
-        for symbol in self.size_symbols:
-            value = values.get(symbol)
-            if not value:
-                continue
-            for form in (symbol, sp.floor(symbol / P), symbol**2, sp.floor(symbol**2 / P)):
-                base = form.subs(values)
-                if base and base != 1:
-                    multiple = trips / base
-                    if multiple.is_integer and multiple > 0 and self._fits_others(form * multiple, trips):
-                        return multiple * form
-        return None
+    def _same_context(self, ctx) -> list[tuple[RunObservation, ContextObservation]]:
+        """This context in the main run and in every extra run (matched by call path)."""
+        found = [(self.run, ctx)]
+        path = ctx.path()
+        for run in self.extra_runs:
+            for node in run.contexts():
+                if node.path() == path:
+                    found.append((run, node))
+                    break
+        return found
 
-    def _fits_others(self, form: sp.Expr, trips: sp.Expr) -> bool:
-        return True  # with one run, any integer multiple is accepted (the paper's rule)
+    def _forms(self) -> list[sp.Expr]:
+        forms: list[sp.Expr] = []
+        for n in self.size_symbols:
+            log = sp.log(n, 2)
+            forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n)]
+        return forms
+
+    def _fit(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
+        """Choose c * form for the measured trips per entry.
+
+        One run: the paper's rule, trips an integer multiple of N (or N/P, N^2, N^2/P).  Several
+        runs at different sizes: the form whose one constant reproduces every run best, kept when
+        it is within 5 % of each.
+        """
+        values, trips = samples[0]
+        if trips <= 0:
+            return None, ""
+        if len(samples) == 1:
+            for form in self._forms()[:5 * max(1, len(self.size_symbols))]:
+                if form.func in (sp.log, sp.Mul) and form.has(sp.log):
+                    continue
+                base = form.subs(values)
+                if base.is_number and base not in (0, 1):
+                    multiple = trips / base
+                    if multiple.is_integer and multiple > 0:
+                        return multiple * form, ""
+            return None, ""
+        best, best_error = None, None
+        for form in [sp.Integer(1), *self._forms()]:
+            bases = [float(form.subs(v)) for v, _ in samples]
+            if any(b <= 0 for b in bases):
+                continue
+            c = float(trips) / bases[0]
+            error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
+            if best_error is None or error < best_error - 1e-12:
+                best, best_error = (sp.nsimplify(c, rational=True, tolerance=1e-9) * form), error
+        if best is not None and best_error <= 0.05:
+            return best, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
+        return None, ""
 
     def trips(self, unit: UnitView, loop: dict) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
-        """(variable, first value, stride, number of iterations) of a loop with a symbolic form."""
+        """(variable, first value, stride, number of iterations) of a loop with a symbolic form.
+
+        ``stride`` is an additive step, or ``("*", k)`` / ``("/", k)`` for loops that multiply or
+        divide their variable (log trip counts).
+        """
         if loop["var"] is None or loop["bound"] is None or loop["kind"] != "for" or loop["init"] is None:
             raise Unresolved("not a counted for loop")
-        if loop["stride"] is None or loop["stride"].startswith(("*", "/", "<", ">")):
-            raise Unresolved(f"stride {loop['stride']}")
+        if loop["stride"] is None:
+            raise Unresolved("no recognised increment")
         resolver = Resolver(unit, loop["function"], loop["parent"], loop["line"], self.param_symbols)
         first = to_sympy(loop["init"], resolver)
         bound = to_sympy(loop["bound"], resolver)
-        stride = to_sympy(loop["stride"], resolver)
         var = loop_symbol(unit.key, loop["id"], loop["var"])
         op = loop["op"]
-        if stride.is_positive:
+        text = loop["stride"]
+        if text.startswith(("*=", "/=", "<<=", ">>=")):
+            kind, amount = text[:text.index("=") + 1], text[text.index("=") + 1:]
+            factor = to_sympy(amount, resolver)
+            if kind in ("<<=", ">>="):
+                factor = 2**factor
+            if not (factor.is_number and factor > 1):
+                raise Unresolved(f"multiplicative step {text}")
+            if kind in ("*=", "<<=") and op in ("<", "<="):
+                ratio = bound / first
+                count = sp.ceiling(sp.log(ratio, factor)) if op == "<" else sp.floor(sp.log(ratio, factor)) + 1
+                return var, first, ("*", factor), count
+            if kind in ("/=", ">>=") and op in (">", ">=", "!=") and bound in (0, 1):
+                count = sp.floor(sp.log(first, factor)) + (1 if (op == ">" or bound == 0) else 0)
+                return var, first, ("/", factor), count
+            raise Unresolved(f"step {text} with condition {op} {loop['bound']}")
+        stride = to_sympy(text, resolver)
+        sign = self._sign(stride)
+        if sign > 0:
             if op == "<":
                 count = sp.ceiling((bound - first) / stride) if stride != 1 else bound - first
             elif op == "<=":
@@ -323,7 +388,7 @@ class CountModel:
                 count = (bound - first) / stride
             else:
                 raise Unresolved(f"condition {op} with a positive stride")
-        elif stride.is_negative:
+        elif sign < 0:
             step = -stride
             if op == ">":
                 count = sp.ceiling((first - bound) / step) if step != 1 else first - bound
@@ -337,6 +402,18 @@ class CountModel:
             raise Unresolved(f"stride {stride} of unknown sign")
         return var, first, stride, count
 
+    def _sign(self, stride: sp.Expr) -> int:
+        """+1 / -1 / 0 (unknown): from assumptions, else at the run's values with loop variables at 1."""
+        if stride.is_positive:
+            return 1
+        if stride.is_negative:
+            return -1
+        probe = stride.subs(self.values(self.run, 0))
+        probe = probe.subs({s: 1 for s in probe.free_symbols})
+        if probe.is_number:
+            return 1 if probe > 0 else -1 if probe < 0 else 0
+        return 0
+
     def _sum_over(self, ctx, unit: UnitView, loop: dict, expr: sp.Expr) -> sp.Expr:
         key = (self._ids[id(ctx)], loop["id"])
         var = loop_symbol(unit.key, loop["id"], loop["var"] or "_")
@@ -349,9 +426,13 @@ class CountModel:
         scale = self._loop_scale.get(key, 1)
         if var not in expr.free_symbols:
             return scale * expr * count
+        t = sp.Symbol(f"_t{loop['id']}", integer=True, nonnegative=True)
+        if isinstance(stride, tuple):  # var = first * k**t (or first / k**t)
+            kind, factor = stride
+            value = first * factor**t if kind == "*" else first / factor**t
+            return scale * sp.summation(expr.subs(var, value), (t, 0, count - 1))
         if stride == 1:
             return scale * sp.summation(expr, (var, first, first + count - 1))
-        t = sp.Symbol(f"_t{loop['id']}", integer=True, nonnegative=True)
         return scale * sp.summation(expr.subs(var, first + stride * t), (t, 0, count - 1))
 
     # ---- conditionals -------------------------------------------------------------------------
@@ -450,6 +531,25 @@ class CountModel:
             self._cache[key] = result
         return result
 
+    def _call_ratio(self, ctx: ContextObservation, punit: UnitView, call: dict) -> sp.Expr:
+        """Calls per execution of the call's block: 1, unless the run says otherwise (a call in
+        the right operand of && or ||, or in a ?: branch, runs only sometimes)."""
+        key = ("call", self._ids[id(ctx)])
+        if key in self._ratio:
+            return self._ratio[key]
+        parent = ctx.parent
+        slot = punit.blocks[call["block"]]["slot"]
+        ranks = range(self.run.nranks)
+        calls = sum(ctx.calls.get(r, 0) for r in ranks)
+        executions = sum(parent.counter(r, slot) for r in ranks)
+        ratio = sp.Integer(1)
+        if executions and calls != executions:
+            ratio = sp.Rational(calls, executions)
+            self.fallbacks.append(Fallback(self._where(punit, call["line"]), "measured-ratio", "call",
+                                           _call_ratio_note(call, ratio)))
+        self._ratio[key] = ratio
+        return ratio
+
     def invocations(self, ctx: ContextObservation, per_invocation: sp.Expr) -> sp.Expr:
         """A per-invocation count of context ``ctx`` summed over all its invocations."""
         parent = ctx.parent
@@ -466,7 +566,7 @@ class CountModel:
             symbol = formal_symbol(callee["name"], name)
             if symbol in per_invocation.free_symbols:
                 subs[symbol] = to_sympy(arg, resolver)
-        expr = per_invocation.subs(subs) * self.local(parent, punit, call["block"])
+        expr = per_invocation.subs(subs) * self.local(parent, punit, call["block"]) * self._call_ratio(ctx, punit, call)
         loop_id = call["loop"]
         while loop_id is not None:
             loop = punit.loops[loop_id]
@@ -474,6 +574,11 @@ class CountModel:
             expr = expr * self.local(parent, punit, loop["block"])
             loop_id = loop["parent"]
         return self.invocations(parent, expr)
+
+
+def _call_ratio_note(call: dict, ratio: sp.Expr) -> str:
+    return (f"call of {call['callee']} runs {ratio} times per execution of its block "
+            "(a short-circuit or conditional operand): measured ratio")
 
 
 def _number(expr: sp.Expr, values: dict) -> float | None:

@@ -25,7 +25,7 @@ class ContextObservation:
     children: list[ContextObservation] = field(default_factory=list)
     calls: dict[int, int] = field(default_factory=dict)  # rank -> invocations
     counters: dict[int, dict[int, int]] = field(default_factory=dict)  # rank -> slot -> count
-    mpi: dict[int, dict[int, dict]] = field(default_factory=dict)  # rank -> comm site -> record
+    mpi: dict[int, dict[int, list]] = field(default_factory=dict)  # rank -> comm site -> MPI records
 
     def counter(self, rank: int, slot: int | None) -> int:
         if slot is None:
@@ -113,8 +113,7 @@ def from_trace(path: str | Path) -> RunObservation:
                 node = ContextObservation(unit_paths[ctx.unit], ctx.func, ctx.site if parent else None, parent)
                 by_path[key] = node
                 (parent.children if parent else roots).append(node)
-            if ctx.thread == 0 or rank_no not in node.calls:
-                node.calls[rank_no] = node.calls.get(rank_no, 0) + (ctx.calls if ctx.thread == 0 else 0)
+            node.calls[rank_no] = node.calls.get(rank_no, 0) + ctx.calls  # every thread's invocations
             counters = node.counters.setdefault(rank_no, {})
             for slot, count in ctx.counters.items():
                 counters[slot] = counters.get(slot, 0) + count
