@@ -105,7 +105,7 @@ def run_equation(args: argparse.Namespace) -> int:
     chi = {key: totals.get(key, sp.Integer(0)) for key in costs}
     chi["l1"] = chi["l2"] = chi["page"] = sp.Symbol("see_machine")  # linearized at evaluation
     time = sum(sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in costs)
-    fmt = {"text": _show, "latex": sp.latex, "python": sp.pycode, "maple": _maple}[args.format]
+    fmt = {"text": _show, "latex": sp.latex, "python": _python, "maple": _maple}[args.format]
     for key in ("ops", "par", "startup", "bytes"):
         print(f"chi_{key} = {fmt(chi[key])}")
     print("chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --machine)")
@@ -132,6 +132,11 @@ def run_machine(args: argparse.Namespace) -> int:
 
 def _show(expr) -> str:
     return str(sp.factor(expr)) if isinstance(expr, sp.Expr) and not expr.has(sp.Function) else str(expr)
+
+
+def _python(expr) -> str:
+    """Python source; the MPI message functions stay calls (perfeq.symbolic.comm implements them)."""
+    return sp.pycode(expr, strict=False)
 
 
 def _maple(expr) -> str:

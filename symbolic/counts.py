@@ -23,7 +23,14 @@ import sympy as sp
 
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.observe import ContextObservation, RunObservation
-from perfeq.symbolic.resolve import Resolver, UnitView, formal_symbol, loop_symbol, parameter_symbol
+from perfeq.symbolic.resolve import (
+    LOOP_SYMBOLS,
+    Resolver,
+    UnitView,
+    formal_symbol,
+    loop_symbol,
+    parameter_symbol,
+)
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 
@@ -310,7 +317,8 @@ class CountModel:
         forms: list[sp.Expr] = []
         for n in self.size_symbols:
             log = sp.log(n, 2)
-            forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n)]
+            forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
+                      n / log, n / (P * log)]
         return forms
 
     def _fit(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
@@ -447,7 +455,7 @@ class CountModel:
             condition = to_sympy(cond["text"], resolver)
             if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
                 condition = sp.Ne(condition, 0)
-            loop_vars = {s for s in condition.free_symbols if s not in (P, T, RANK, *self.size_symbols)}
+            loop_vars = condition.free_symbols & LOOP_SYMBOLS
             if loop_vars:
                 raise Unresolved("depends on loop variables")
             self._ratio[key] = sp.Piecewise((1, condition), (0, True))

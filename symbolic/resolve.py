@@ -19,8 +19,13 @@ from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
 MAX_DEPTH = 20
 
 
+LOOP_SYMBOLS: set[sp.Symbol] = set()  # every loop variable symbol handed out
+
+
 def loop_symbol(unit_key: str, loop_id: int, var: str) -> sp.Symbol:
-    return index_symbol(f"{var}_L{loop_id}" if not unit_key else f"{var}_{unit_key}L{loop_id}")
+    symbol = index_symbol(f"{var}_L{loop_id}" if not unit_key else f"{var}_{unit_key}L{loop_id}")
+    LOOP_SYMBOLS.add(symbol)
+    return symbol
 
 
 def formal_symbol(function: str, name: str) -> sp.Symbol:
