@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "perfeq.symbolic.commands",
     "perfeq.fitting.commands",
     "perfeq.fitting.campaign_commands",
+    "perfeq.fitting.analysis_commands",
     "perfeq.fitting.rank_commands",
     "perfeq.fitting.scaling_commands",
     "perfeq.tour",
