@@ -113,6 +113,8 @@ class UnitCollector:
         for ext in self.ast.ext:
             if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
                 self._global_shape(ext)
+        self.inlined = _straight_line_functions(self.defined, self.user_functions, self.typedefs, self.fields,
+                                                self.globals)
         for index, funcdef in enumerate(self.defined):
             FunctionCollector(self, funcdef, index).run()
         self._mark_recursion()
@@ -227,6 +229,8 @@ class FunctionCollector:
         self.has_goto = False
         self._after: tuple[int, int, int | None] = (0, 0, None)
         self._stmt_end: int | None = None  # where statement-level hooks of the current statement go
+        self._declare_slab = False  # the next block opens a parallel body: declare the thread's slab
+        self._slab_active = False  # perfeq__cm is declared in an enclosing scope
 
     # ---- ids and slots --------------------------------------------------------------------
     def slot(self, n: int = 1) -> int:
@@ -246,10 +250,14 @@ class FunctionCollector:
         return self.loops[-1] if self.loops else None
 
     def mt(self, name: str) -> str:
-        return f"{name}_MT" if self.parallel else name
+        """Inside a parallel construct, counters go through the thread's own slab: the local
+        perfeq__cm where the body could declare it, else a runtime call per increment."""
+        if not self.parallel:
+            return name
+        return f"{name}_L" if self._slab_active else f"{name}_MT"
 
     def new_block(self, kind: str, line: int, offset: int | None, depth: int = 0,
-                  anchor: int | None = None) -> _Block:
+                  anchor: int | None = None, counted: bool = True) -> _Block:
         """Start a block; its counter is inserted at ``offset`` (None: the entry block).
 
         ``anchor`` is the block whose executions this one's are relative to: the block a loop,
@@ -260,8 +268,13 @@ class FunctionCollector:
         block = _Block(len(self.u.unit.blocks) + len(self.blocks), slot, line, kind, self.loop, bool(self.parallel),
                        anchor)
         self.blocks.append(block)
-        if offset is not None:
-            self.u.insert(offset, f" {self.mt('PERFEQ_BLOCK')}({slot}); ", depth)
+        declare = ""
+        if self._declare_slab and offset is not None:
+            declare, self._declare_slab, self._slab_active = " PERFEQ_MT_LOCAL", False, True
+        if offset is not None and counted:  # (an uncounted block's slot is filled by PERFEQ_TRIPS_*)
+            self.u.insert(offset, f"{declare} {self.mt('PERFEQ_BLOCK')}({slot}); ", depth)
+        elif declare:
+            self.u.insert(offset, declare + " ", depth)
         self.block = block
         return block
 
@@ -280,6 +293,12 @@ class FunctionCollector:
                 if isinstance(param, c_ast.Decl) and param.name:
                     self.params.append(param.name)
                     self.scope.names[param.name] = type_of_decl(param.type, self.u.typedefs)
+        if self.name in self.u.inlined:
+            # straight-line code: its operations are added to every caller's block, no hooks
+            self.u.unit.functions.append(
+                d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, 0, 0, -1, False, [],
+                                     self.returned_expression(), self.u.inlined[self.name].to_dict()))
+            return
         brace = self.u.tok(fd.body, "{")
         if brace is None:
             self.u.warn(fd.coord.line, None, f"function '{self.name}' is not instrumented: its body "
@@ -299,7 +318,7 @@ class FunctionCollector:
             )
         self.u.unit.functions.append(
             d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
-                                 first_block, False, self.assignments, self.returned_expression())
+                                 first_block, False, self.assignments, self.returned_expression(), None)
         )
 
     def returned_expression(self) -> str | None:
@@ -443,13 +462,13 @@ class FunctionCollector:
 
     # ---- sub-statements -------------------------------------------------------------------
     def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,
-                      anchor: int | None) -> tuple[int, int]:
+                      anchor: int | None, counted: bool = True) -> tuple[int, int]:
         """A body or branch starting at token ``first``: its last token index and its first block."""
         if isinstance(node, c_ast.Compound) and self.src.tokens[first].text == "{" and self.u.tok(node, "{") == first:
             end = self.src.match_bracket(first)
             saved = self.scope
             self.scope = Scope(saved)
-            block = self.new_block(kind, node.coord.line, self.src.tokens[first].end, depth + 1, anchor)
+            block = self.new_block(kind, node.coord.line, self.src.tokens[first].end, depth + 1, anchor, counted)
             self.items(node.block_items or [], depth + 1)
             self.scope = saved
             return end, block.id
@@ -457,7 +476,7 @@ class FunctionCollector:
         line = self.src.tokens[first].line
         self.u.insert(self.src.tokens[first].start, "{ ", depth + 1)
         self.u.insert(self.src.tokens[end].end, " }", depth + 1, closing=True)
-        block = self.new_block(kind, line, self.src.tokens[first].start, depth + 1, anchor)
+        block = self.new_block(kind, line, self.src.tokens[first].start, depth + 1, anchor, counted)
         saved = self.scope
         self.scope = Scope(saved)
         if isinstance(node, c_ast.Compound):  # pycparser's wrapper of a pragma + statement
@@ -558,12 +577,21 @@ class FunctionCollector:
         entry_slot = self.slot()
         values: dict[str, int] = {}
         hook = f"{self.mt('PERFEQ_BLOCK') if self.parallel else 'PERFEQ_LOOP_ENTER'}({entry_slot}); "
-        if not self.parallel and not worksharing:
-            init_names = _assigned_names(node.init) if kind == "for" else set()
-            for key, text, expr in (("init", init_value, _init_expr(node, var)), ("bound", bound, _bound_expr(node))):
-                if text and expr is not None and _safe_to_evaluate(expr, counter) and not (_names(expr) & init_names):
+        init_names = _assigned_names(node.init) if kind == "for" else set()
+        evaluable = []  # init and bound can be evaluated before the loop without side effects
+        for key, text, expr in (("init", init_value, _init_expr(node, var)), ("bound", bound, _bound_expr(node))):
+            if text and expr is not None and _safe_to_evaluate(expr, counter) and not (_names(expr) & init_names):
+                evaluable.append(key)
+                if not self.parallel and not worksharing:
                     values[key] = self.value_slot()
                     hook += f"PERFEQ_VALUE({values[key]}, ({text})); "
+        trips = None  # iterations counted once per entry from the bounds, not once per iteration
+        if (kind == "for" and len(evaluable) == 2 and not worksharing and not flags and op in _TRIPS_MACRO and stride
+                and (not self.parallel or self._slab_active)
+                and re.fullmatch(r"-?\d+", stride) and (int(stride) > 0) == (op in ("<", "<="))
+                and not _exits_early(node.stmt) and not (_names(_bound_expr(node)) & _assigned_names(node.stmt))
+                and self.scope.lookup(var) is not None and not self.scope.lookup(var).floating):
+            trips = (init_value, bound, int(stride), op)
         wrap_start = src.tokens[start].start
         if pragmas:
             pragma_tok = self.u.tok(pragmas[0])
@@ -581,6 +609,8 @@ class FunctionCollector:
         if region_id is not None:
             self.regions.append(region_id)
         self.parallel += 1 if (worksharing or region_id is not None) else 0
+        saved_slab = self._slab_active
+        self._declare_slab = self.parallel > 0 and (worksharing or region_id is not None) and not saved_slab
         saved_block = self.block
         anchor = saved_block.id if saved_block else None
         body_block = None
@@ -588,8 +618,15 @@ class FunctionCollector:
             flags.append("collapsed")
             body_block = self._collapsed_body(node.stmt, collapse - 1, depth, anchor)
         else:
-            _, body_block = self.sub_statement(body_first, node.stmt, "body", depth, anchor)
+            _, body_block = self.sub_statement(body_first, node.stmt, "body", depth, anchor, counted=trips is None)
+            if trips is not None:
+                first_value, bound_value, step, relation = trips
+                body_slot = next(b.slot for b in self.blocks if b.id == body_block)
+                macro = _TRIPS_MACRO[relation] + ("_L" if self.parallel else "")
+                self.u.insert(wrap_start, f"{macro}({body_slot}, ({first_value}), ({bound_value}), {abs(step)}); ",
+                              depth)
         self.parallel -= 1 if (worksharing or region_id is not None) else 0
+        self._slab_active, self._declare_slab = saved_slab, False
         if region_id is not None:
             self.regions.pop()
         self.loops.pop()
@@ -813,7 +850,11 @@ class FunctionCollector:
         self.u._callgraph.setdefault(self.name, set()).add(name)
         extent = self.call_extent(call, name)
         site = len(self.u.unit.calls)
-        if extent is not None:
+        args = extent[2] if extent is not None else [_generate(a) for a in (call.args.exprs if call.args else [])]
+        if name in self.u.inlined:  # a straight-line function: its operations count in this block
+            self.add_ops(self.u.inlined[name])
+            extent = None
+        elif extent is not None:
             start, close, args = extent
             self.u.insert(self.src.tokens[start].start, f'PERFEQ_CALLED(perfeq__unit, {site}, "{name}", ', 50)
             self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
@@ -958,10 +999,13 @@ class FunctionCollector:
         self.u.insert(self.src.tokens[end].end, " }", depth, closing=True)
         self.regions.append(region_id)
         self.parallel += 1
+        saved_slab = self._slab_active
         if isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
+            self._declare_slab = not saved_slab
             self.sub_statement(start, node, "region", depth, anchor)
         else:
             self.statement(node, depth, [])
+        self._slab_active, self._declare_slab = saved_slab, False
         self.parallel -= 1
         self.regions.pop()
         return self.src.tokens[end].end
@@ -974,7 +1018,7 @@ class FunctionCollector:
                                self.block.id if self.block else None,
                                self.regions[-1] if self.regions else None, loop)
         )
-        return region_id, f"{self.mt('PERFEQ_REGION')}({slot}); "
+        return region_id, ("" if self.parallel else f"PERFEQ_REGION({slot}); ")
 
 
 # ---- small AST helpers ------------------------------------------------------------------------
@@ -1007,6 +1051,25 @@ def _names(node: c_ast.Node | None) -> set[str]:
     if node is None:
         return set()
     return {n.name for n in _walk(node) if isinstance(n, c_ast.ID)}
+
+
+_TRIPS_MACRO = {"<": "PERFEQ_TRIPS_LT", "<=": "PERFEQ_TRIPS_LE", ">": "PERFEQ_TRIPS_GT", ">=": "PERFEQ_TRIPS_GE"}
+
+
+def _exits_early(node: c_ast.Node | None, nested: bool = False) -> bool:
+    """Whether a loop body can leave the loop before its condition fails (break of this loop,
+    return, goto), so that its iterations cannot be computed from the bounds at entry."""
+    if node is None:
+        return False
+    if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
+        return True
+    if isinstance(node, c_ast.Break) and not nested:
+        return True
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in (
+            "exit", "abort", "longjmp", "MPI_Abort", "_exit"):
+        return True
+    inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch))
+    return any(_exits_early(child, inner) for child in node)
 
 
 def _arrays(node: c_ast.Node) -> set[str]:
@@ -1152,3 +1215,53 @@ def _mpi_table() -> dict[str, dict[str, int | None]]:
     for name, call in mpi_spec.MPI_CALLS.items():
         table[name] = {key: getattr(call, key, None) for key in ("count", "datatype", "peer", "root", "comm", "tag")}
     return table
+
+
+def _straight_line_functions(defined, user_functions, typedefs, fields, globals_) -> dict[str, OpCount]:
+    """Functions whose body is straight-line code (no loops, branches or jumps) calling only library
+    functions or other such functions, with their operations per call (callees included).
+
+    They get no hooks: a call to one adds its operations to the caller's block, which keeps tiny
+    helpers (index arithmetic, accessors, hashes) from dominating the instrumented run's time.
+    """
+    control = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.Goto, c_ast.Label,
+               c_ast.TernaryOp, c_ast.Pragma, c_ast.Break, c_ast.Continue)
+    candidates = {fd.decl.name: fd for fd in defined if fd.decl.name != "main"}
+    simple: dict[str, OpCount] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, fd in candidates.items():
+            if name in simple:
+                continue
+            nodes = list(_walk(fd.body))
+            if any(isinstance(n, control) for n in nodes) or _mentions_argv(fd.body):
+                continue
+            items = fd.body.block_items or []
+            if any(isinstance(n, c_ast.Return) for n in items[:-1]):
+                continue
+            callees = [n.name.name if isinstance(n.name, c_ast.ID) else None for n in nodes if isinstance(n, c_ast.FuncCall)]
+            if any(c is None or c == name or (c in user_functions and c not in simple) or c.startswith(("MPI_", "omp_"))
+                   or c in ALLOCATORS or c in ARGV_CONVERTERS or c in ("sscanf", "exit", "abort") for c in callees):
+                continue
+            scope = Scope(globals_)
+            decl_type = fd.decl.type
+            if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
+                for param in decl_type.args.params:
+                    if isinstance(param, c_ast.Decl) and param.name:
+                        scope.names[param.name] = type_of_decl(param.type, typedefs)
+            counter = OpCounter(scope, fields, typedefs)
+            ops = ZERO
+            for item in items:
+                if isinstance(item, c_ast.Decl):
+                    if item.name:
+                        scope.names[item.name] = type_of_decl(item.type, typedefs)
+                    ops = ops + counter.count(item.init)
+                else:
+                    ops = ops + counter.count(item)
+            for callee in callees:
+                if callee in simple:
+                    ops = ops + simple[callee]
+            simple[name] = ops
+            changed = True
+    return simple

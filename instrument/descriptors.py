@@ -160,6 +160,7 @@ class FunctionDescriptor:
     recursive: bool
     assignments: list[Assignment]
     returns: str | None = None  # the expression, when the body is a single return statement
+    inlined_ops: dict[str, int] | None = None  # straight-line function: operations added to each caller
 
 
 @dataclass

@@ -119,7 +119,7 @@ def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.Fil
     try:
         return parser.parse(pre.text, filename=pre.marker_name)
     except c_parser.ParseError as exc:
-        message = str(exc)
+        message = _located(str(exc), parser)
         where = re.match(r"(.*?):(\d+):(\d+): (.*)", message) or re.match(r"(.*?):(\d+): (.*)", message)
         if not where:
             raise InstrumentError(f"{display}: {message}") from None
@@ -132,3 +132,19 @@ def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.Fil
             loc = f"{display}:{line}:{col}" if col else f"{display}:{line}"
             raise InstrumentError(f"{loc}: {text}: {source_lines[line - 1].strip()}") from None
         raise InstrumentError(f"{file}:{line}: error: {text} (in a header included by {display})") from None
+
+
+def _located(message: str, parser: c_parser.CParser) -> str:
+    """pycparser 3 names only the file for some errors ("f.c: Invalid expression"): add the line and
+    column of the token the parser stopped at."""
+    if re.match(r".*?:\d+(:\d+)?: ", message):
+        return message
+    try:  # private parts of pycparser 3's parser; without them the message stays as it is
+        token = parser._peek()
+        filename = parser.clex.filename
+    except Exception:
+        return message
+    if token is None or not getattr(token, "lineno", None):
+        return message
+    what = message.split(": ", 1)[-1]
+    return f"{filename}:{token.lineno}:{token.column}: {what.lower()} before '{token.value}'"

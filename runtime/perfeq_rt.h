@@ -148,6 +148,26 @@ void perfeq_finish(void);
 #define PERFEQ_COND_MT(k, cond) PERFEQ_ITER_MT(k, cond)
 /* Statement hooks. */
 #define PERFEQ_LOOP_ENTER(k)    (perfeq__c[(k)]++)
+/* Iterations of a counted loop added once at its entry, from its bounds (first value a, bound b,
+ * step s > 0): for loops whose variable, bound and exits the body leaves alone, so the body needs
+ * no counter of its own.  LT: for (v = a; v < b; v += s); LE: v <= b; GT/GE: v -= s. */
+#define PERFEQ__SPAN(lo, hi)    ((long long)(hi) - (long long)(lo))
+#define PERFEQ__UP(lo, hi, s)   (PERFEQ__SPAN(lo, hi) > 0 ? (perfeq_count_t)((PERFEQ__SPAN(lo, hi) + (s) - 1) / (s)) : 0)
+#define PERFEQ__UPTO(lo, hi, s) (PERFEQ__SPAN(lo, hi) >= 0 ? (perfeq_count_t)(PERFEQ__SPAN(lo, hi) / (s) + 1) : 0)
+#define PERFEQ_TRIPS_LT(k, a, b, s) (perfeq__c[(k)] += PERFEQ__UP(a, b, s))
+#define PERFEQ_TRIPS_LE(k, a, b, s) (perfeq__c[(k)] += PERFEQ__UPTO(a, b, s))
+#define PERFEQ_TRIPS_GT(k, a, b, s) (perfeq__c[(k)] += PERFEQ__UP(b, a, s))
+#define PERFEQ_TRIPS_GE(k, a, b, s) (perfeq__c[(k)] += PERFEQ__UPTO(b, a, s))
+/* Inside an OpenMP parallel body: the thread's slab of the context's counters, looked up once at
+ * the top of the body (PERFEQ_MT_LOCAL declares it), then plain increments (the *_L macros). */
+#define PERFEQ_MT_LOCAL         perfeq_count_t *perfeq__cm = perfeq_counts_mt(perfeq__x);
+#define PERFEQ_BLOCK_L(k)       (perfeq__cm[(k)]++)
+#define PERFEQ_COND_L(k, cond)  ((cond) ? (perfeq__cm[(k) + 1]++, 1) : (perfeq__cm[(k)]++, 0))
+#define PERFEQ_REGION_L(k)      ((void)0)
+#define PERFEQ_TRIPS_LT_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UP(a, b, s))
+#define PERFEQ_TRIPS_LE_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UPTO(a, b, s))
+#define PERFEQ_TRIPS_GT_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UP(b, a, s))
+#define PERFEQ_TRIPS_GE_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UPTO(b, a, s))
 #define PERFEQ_VALUE(v, x)      perfeq_value(perfeq__x, (v), (double)(x))
 #define PERFEQ_SIZE(v, x)       perfeq_size(perfeq__x, (v), (size_t)(x))
 #define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
@@ -181,6 +201,18 @@ void perfeq_finish(void);
 #define PERFEQ_COND(k, cond)    (cond)
 #define PERFEQ_COND_MT(k, cond) (cond)
 #define PERFEQ_LOOP_ENTER(k)    ((void)0)
+#define PERFEQ_TRIPS_LT(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_LE(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_GT(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_GE(k, a, b, s) ((void)0)
+#define PERFEQ_MT_LOCAL
+#define PERFEQ_BLOCK_L(k)       ((void)0)
+#define PERFEQ_COND_L(k, cond)  (cond)
+#define PERFEQ_REGION_L(k)      ((void)0)
+#define PERFEQ_TRIPS_LT_L(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_LE_L(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_GT_L(k, a, b, s) ((void)0)
+#define PERFEQ_TRIPS_GE_L(k, a, b, s) ((void)0)
 #define PERFEQ_VALUE(v, x)      ((void)0)
 #define PERFEQ_SIZE(v, x)       (x)
 #define PERFEQ_PARAM(name, x)   ((void)0)
