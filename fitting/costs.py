@@ -34,6 +34,15 @@ COST_SPECS: tuple[CostSpec, ...] = (
     CostSpec("page", "fault", "us", 1e-6, "seconds per page fault"),
     CostSpec("startup", "message", "us", 1e-6, "seconds per message on the critical path"),
     CostSpec("bytes", "byte", "ns", 1e-9, "seconds per byte transmitted"),
+    # The operations split by kind (their sum is ops_total): for fits where one cost per operation
+    # cannot serve programs whose operations the compiler treats differently (vectorised
+    # arithmetic vs data-dependent branches).  Use either ops or these, not both.
+    CostSpec("flops", "flop", "ns", 1e-9, "seconds per floating-point operation"),
+    CostSpec("iops", "int op", "ns", 1e-9, "seconds per integer operation"),
+    CostSpec("cmp", "comparison", "ns", 1e-9, "seconds per comparison or logical operation"),
+    CostSpec("loads", "load", "ns", 1e-9, "seconds per array element or pointer load"),
+    CostSpec("stores", "store", "ns", 1e-9, "seconds per array element or pointer store"),
+    CostSpec("calls", "call", "ns", 1e-9, "seconds per function call"),
 )
 
 # The optional fixed start-up term (e.g. MPI_Init): its count is 1 for every run.

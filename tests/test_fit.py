@@ -137,7 +137,9 @@ def test_bad_arguments_are_fit_errors():
     runs = synthetic_runs(10, np.random.default_rng(4))
     with pytest.raises(FitError, match="weighting 'log' unknown"):
         fit_machine(runs, weighting="log")
-    with pytest.raises(FitError, match="unknown cost 'flops'"):
+    with pytest.raises(FitError, match="unknown cost 'megaflops'"):
+        fit_machine(runs, costs=["megaflops"])
+    with pytest.raises(FitError, match="the runs have no 'flops' counts"):
         fit_machine(runs, costs=["flops"])
     with pytest.raises(FitError, match="--intercept"):
         fit_machine(runs, costs=["ops", "const"])

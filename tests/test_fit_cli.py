@@ -115,7 +115,7 @@ def test_machine_profile_manual(tmp_path, capsys):
     [
         ("ops", "expected COST=SECONDS"),
         ("ops=fast", "not a number of seconds"),
-        ("flops=1", "unknown cost 'flops'"),
+        ("megaflops=1", "unknown cost 'megaflops'"),
     ],
 )
 def test_machine_profile_refuses_bad_values(item, message, capsys):

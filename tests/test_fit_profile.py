@@ -63,7 +63,7 @@ def test_minimal_hand_written_profile_from_the_docs_is_valid(tmp_path):
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        ({"flops": 1e-9}, "unknown cost 'flops'"),
+        ({"megaflops": 1e-9}, "unknown cost 'megaflops'"),
         ({"ops": -1e-9}, "not a number >= 0"),
         ({}, "no costs given"),
     ],

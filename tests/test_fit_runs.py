@@ -68,7 +68,7 @@ def test_magic_line_is_optional_and_optional_columns_default(tmp_path):
     ("lines", "message"),
     [
         (["# perfeq-runs 2", HEADER, ROW], r"runs.csv:1: format version 2 is not supported"),
-        ([MAGIC, HEADER.replace("ops", "flops"), ROW], r"runs.csv:2: unknown column 'flops'"),
+        ([MAGIC, HEADER.replace("ops", "megaflops"), ROW], r"runs.csv:2: unknown column 'megaflops'"),
         ([MAGIC, HEADER.replace("time_s", "seconds"), ROW], r"runs.csv:2: unknown column 'seconds'"),
         ([MAGIC, "app,params,procs,time_s", "a,,1,1.0"], r"runs.csv:2: no count column"),
         ([MAGIC, HEADER + ",const", ROW], r"runs.csv:2: 'const' is not a column"),

@@ -117,8 +117,8 @@ def test_extrapolation_is_flagged_for_dominant_counts_only(profile):
 def test_counts_are_checked(profile):
     with pytest.raises(FitError, match="no 'bytes' count"):
         predict(profile, {"ops": 1e9, "startup": 10})
-    with pytest.raises(FitError, match="unknown count 'flops'"):
-        predict(profile, {**COUNTS, "flops": 1})
+    with pytest.raises(FitError, match="unknown count 'megaflops'"):
+        predict(profile, {**COUNTS, "megaflops": 1})
     with pytest.raises(FitError, match="'ops' is -1"):
         predict(profile, {**COUNTS, "ops": -1})
     with pytest.raises(FitError, match="between 0 and 1"):
