@@ -120,6 +120,22 @@ class CostModel:
         out["slowest"] = {key: out["per_rank"][key][slowest] for key in out["per_rank"]}
         return out
 
+    def grid(self, key: str, parameter: str, sizes, procs, fixed: dict[str, float], threads: int = 1) -> np.ndarray:
+        """One chi key of the slowest rank over sizes x procs, shape (len(procs), len(sizes)).
+
+        Vectorised for plots: the slowest rank is taken among ranks 0, 1, P/2, P-2 and P-1 (where
+        block distributions put their extra rows and roots live); :meth:`counts` looks at all.
+        """
+        self.check_values({**fixed, parameter: 1.0})
+        sizes = np.asarray(sizes, dtype=float)[None, :, None]
+        p = np.asarray(procs, dtype=float)[:, None, None]
+        ranks = np.stack([np.zeros_like(p), np.minimum(1, p - 1), np.floor(p / 2), np.maximum(p - 2, 0), p - 1],
+                         axis=-1)[..., 0, :]
+        args = [sizes if name == parameter else float(fixed[name]) for name in self.parameters]
+        value = self._function(key, None)(*args, p, threads, ranks)
+        shape = (len(procs), sizes.shape[1], 5)
+        return np.broadcast_to(np.asarray(value, dtype=float), shape).max(axis=-1)
+
     def item_counts(self, values: dict[str, float], procs: int, threads: int, rank: int) -> list[dict[str, float]]:
         """Each item's counts on one rank (for per-block breakdowns)."""
         ranks = np.array([rank])
