@@ -113,6 +113,7 @@ class UnitCollector:
         for ext in self.ast.ext:
             if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
                 self._global_shape(ext)
+        self.stoppers = _stopping_functions(self.defined)
         self.inlined = _straight_line_functions(self.defined, self.user_functions, self.typedefs, self.fields,
                                                 self.globals)
         for index, funcdef in enumerate(self.defined):
@@ -348,10 +349,11 @@ class FunctionCollector:
     def statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> None:
         """One statement inside a compound; control statements end the current block."""
         parallel = [p for p in pragmas if OMP_PARALLEL.match(p.string) and not OMP_LOOP.match(p.string)]
-        if parallel and not isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+        if parallel:  # a parallel construct (not combined with a loop): its statement runs on every thread
             self._ensure_block()
             before = self.block
-            end = self.region_statement(node, depth, parallel[-1])
+            inner = [p for p in pragmas if p.coord.line > parallel[-1].coord.line]  # e.g. omp for
+            end = self.region_statement(node, depth, parallel[-1], inner)
             if end is not None:
                 self.block = None
                 self._after = (end, node.coord.line, before.id if before else None)
@@ -462,8 +464,12 @@ class FunctionCollector:
 
     # ---- sub-statements -------------------------------------------------------------------
     def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,
-                      anchor: int | None, counted: bool = True) -> tuple[int, int]:
-        """A body or branch starting at token ``first``: its last token index and its first block."""
+                      anchor: int | None, counted: bool = True,
+                      pragmas: list[c_ast.Pragma] | None = None) -> tuple[int, int]:
+        """A body or branch starting at token ``first``: its last token index and its first block.
+
+        ``pragmas`` are those between ``first`` and a statement that is not a compound (``omp for``
+        after ``omp parallel``): they stay with their statement, inside the block's braces."""
         if isinstance(node, c_ast.Compound) and self.src.tokens[first].text == "{" and self.u.tok(node, "{") == first:
             end = self.src.match_bracket(first)
             saved = self.scope
@@ -482,7 +488,7 @@ class FunctionCollector:
         if isinstance(node, c_ast.Compound):  # pycparser's wrapper of a pragma + statement
             self.items(node.block_items or [], depth + 1)
         else:
-            self.statement(node, depth + 1, [])
+            self.statement(node, depth + 1, pragmas or [])
         self.scope = saved
         return end, block.id
 
@@ -589,7 +595,7 @@ class FunctionCollector:
         if (kind == "for" and len(evaluable) == 2 and not worksharing and not flags and op in _TRIPS_MACRO and stride
                 and (not self.parallel or self._slab_active)
                 and re.fullmatch(r"-?\d+", stride) and (int(stride) > 0) == (op in ("<", "<="))
-                and not _exits_early(node.stmt) and not (_names(_bound_expr(node)) & _assigned_names(node.stmt))
+                and not _exits_early(node.stmt, self.u.stoppers) and not (_names(_bound_expr(node)) & _assigned_names(node.stmt))
                 and self.scope.lookup(var) is not None and not self.scope.lookup(var).floating):
             trips = (init_value, bound, int(stride), op)
         wrap_start = src.tokens[start].start
@@ -944,9 +950,9 @@ class FunctionCollector:
     def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall) -> None:
         if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
             return
-        self.u.unit.params.append(
-            d.ParamDescriptor(variable, symbol, source, self.index, call.coord.line, _generate(call))
-        )
+        extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
+        text = self.src.text_of(extent[0], extent[1]) if extent else _generate(call)  # as written
+        self.u.unit.params.append(d.ParamDescriptor(variable, symbol, source, self.index, call.coord.line, text))
         if not self.parallel:
             self.after_statement(stmt, f'PERFEQ_PARAM("{variable}", {variable});')
 
@@ -985,7 +991,8 @@ class FunctionCollector:
         return None
 
     # ---- OpenMP regions -------------------------------------------------------------------
-    def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma) -> int | None:
+    def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma,
+                         inner: list[c_ast.Pragma]) -> int | None:
         """``#pragma omp parallel`` and its structured block: count the entry, walk it in parallel."""
         self._ensure_block()
         anchor = self.block.id if self.block else None
@@ -1003,8 +1010,9 @@ class FunctionCollector:
         if isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
             self._declare_slab = not saved_slab
             self.sub_statement(start, node, "region", depth, anchor)
-        else:
-            self.statement(node, depth, [])
+        else:  # a single statement (a loop, an if, ...): braced as the region's block, on every thread
+            self._declare_slab = not saved_slab
+            self.sub_statement(first_pp + 1, node, "region", depth, anchor, pragmas=inner)
         self._slab_active, self._declare_slab = saved_slab, False
         self.parallel -= 1
         self.regions.pop()
@@ -1056,20 +1064,40 @@ def _names(node: c_ast.Node | None) -> set[str]:
 _TRIPS_MACRO = {"<": "PERFEQ_TRIPS_LT", "<=": "PERFEQ_TRIPS_LE", ">": "PERFEQ_TRIPS_GT", ">=": "PERFEQ_TRIPS_GE"}
 
 
-def _exits_early(node: c_ast.Node | None, nested: bool = False) -> bool:
+_NO_RETURN = ("exit", "abort", "longjmp", "siglongjmp", "MPI_Abort", "_exit", "_Exit", "quick_exit")
+
+
+def _exits_early(node: c_ast.Node | None, stoppers: set[str], nested: bool = False) -> bool:
     """Whether a loop body can leave the loop before its condition fails (break of this loop,
-    return, goto), so that its iterations cannot be computed from the bounds at entry."""
+    return, goto, a call of a function in ``stoppers``), so that its iterations cannot be computed
+    from the bounds at entry."""
     if node is None:
         return False
     if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
         return True
     if isinstance(node, c_ast.Break) and not nested:
         return True
-    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in (
-            "exit", "abort", "longjmp", "MPI_Abort", "_exit"):
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in stoppers:
         return True
     inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch))
-    return any(_exits_early(child, inner) for child in node)
+    return any(_exits_early(child, stoppers, inner) for child in node)
+
+
+def _stopping_functions(defined: list[c_ast.FuncDef]) -> set[str]:
+    """The library functions that do not return, and the file's functions that may call one
+    (directly or through other functions of the file): ``fail(3)`` ending in ``exit(3)``."""
+    stoppers = set(_NO_RETURN)
+    callees = {fd.decl.name: {n.name.name for n in _walk(fd.body)
+                              if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)}
+               for fd in defined}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in callees.items():
+            if name not in stoppers and called & stoppers:
+                stoppers.add(name)
+                changed = True
+    return stoppers
 
 
 def _arrays(node: c_ast.Node) -> set[str]:
@@ -1108,6 +1136,7 @@ def _assigns(node: c_ast.Node | None, var: str) -> bool:
 
 
 def _assigned_names(node: c_ast.Node | None) -> set[str]:
+    """Variables the code may change: assigned, declared, incremented, or their address taken."""
     names: set[str] = set()
     if node is None:
         return names
@@ -1116,6 +1145,8 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
             names.add(n.lvalue.name)
         elif isinstance(n, c_ast.Decl) and n.name:
             names.add(n.name)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID):
+            names.add(n.expr.name)
     return names
 
 
@@ -1241,7 +1272,10 @@ def _straight_line_functions(defined, user_functions, typedefs, fields, globals_
             if any(isinstance(n, c_ast.Return) for n in items[:-1]):
                 continue
             callees = [n.name.name if isinstance(n.name, c_ast.ID) else None for n in nodes if isinstance(n, c_ast.FuncCall)]
-            if any(c is None or c == name or (c in user_functions and c not in simple) or c.startswith(("MPI_", "omp_"))
+            # a call through a pointer parameter or local (f(x)) may reach any function, hooked or not
+            pointers = {n.name for n in _walk(fd.decl.type) if isinstance(n, c_ast.Decl)}
+            pointers |= {n.name for n in nodes if isinstance(n, c_ast.Decl)}
+            if any(c is None or c in pointers or c == name or (c in user_functions and c not in simple) or c.startswith(("MPI_", "omp_"))
                    or c in ALLOCATORS or c in ARGV_CONVERTERS or c in ("sscanf", "exit", "abort") for c in callees):
                 continue
             scope = Scope(globals_)

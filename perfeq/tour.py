@@ -125,7 +125,12 @@ def run_tour(args: argparse.Namespace) -> int:
                      f"{example.name}: seconds added per 10 us of message startup")
     (out / "sensitivity-startup.json").write_text(json.dumps(grid.to_dict(), indent=1) + "\n")
     print(f"    wrote {out / 'sensitivity-startup.png'}")
-    _say("report", "perfeq report (one HTML page) is not there yet")
+    from perfeq.fitting.report_html import write_report
+
+    _say("report", "one HTML page: equations, machine profile, predictions, plots, fallbacks")
+    report = write_report(model, profile, machine, out / "report.html", model_path=str(model_path),
+                          profile_path=str(out / "machine.json"))
+    print(f"    wrote {report}")
     _say("done", f"{time.perf_counter() - started:.0f} s; everything is in {out}/")
     return 0
 

@@ -1,0 +1,71 @@
+/* Instrumented by perfeq <version> from branches.c: generated, do not edit.
+ * Descriptors: <descriptors>
+ * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
+#include "perfeq_rt.h"
+static const perfeq_func_t perfeq__funcs[3] = {
+    { "classify", 6, 0 },
+    { "days", 9, 0 },
+    { "main", 16, 2 }
+};
+static perfeq_unit_t perfeq__unit
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((unused))
+#endif
+    = { PERFEQ_ABI_VERSION, "branches.c", "<descriptors>", "<digest>", 3, perfeq__funcs, 0, 0 };
+#line 1 "branches.c"
+/* branches.c -- if/else-if chains without braces, switch with fallthrough, ternaries
+ * (perfeq instrumenter test corpus). */
+#include <stdio.h>
+
+static const char *classify(int x)
+{ PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
+    if (x < 0)
+        {  PERFEQ_BLOCK(0); return "negative"; }
+    else {  PERFEQ_BLOCK(1); if (x == 0)
+        {  PERFEQ_BLOCK(2); return "zero"; }
+    else {  PERFEQ_BLOCK(3); if (x < 10)
+        {  PERFEQ_BLOCK(4); return "small"; }
+    else
+        {  PERFEQ_BLOCK(5); return "large"; } } }
+}
+
+static int days(int month)
+{ PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
+    int d = 0;
+    switch (month) {
+    case 2: PERFEQ_BLOCK(0); 
+        d = 28;
+        break;
+    case 4: PERFEQ_BLOCK(1);  case 6: PERFEQ_BLOCK(2); 
+    case 9: PERFEQ_BLOCK(3); 
+    case 11: PERFEQ_BLOCK(4); 
+        d = 30;
+        break;
+    case 13: PERFEQ_BLOCK(5); 
+        d += 1;
+        /* fall through */
+    case 14: PERFEQ_BLOCK(6); 
+        d += 2;
+    default: PERFEQ_BLOCK(7); 
+        d += 31;
+    } PERFEQ_BLOCK(8); 
+    return d;
+}
+
+int main(void)
+{ PERFEQ_FUNC_BEGIN(perfeq__unit, 2) 
+    int i, total = 0, odd = 0;
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (-2)); PERFEQ_VALUE(1, (15)); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
+        printf("%d %s %d\n", i, PERFEQ_CALLED(perfeq__unit, 0, "classify", classify(i)), PERFEQ_CALLED(perfeq__unit, 1, "days", days(i)));
+        total += PERFEQ_COND(2, i > 5) ? i : (PERFEQ_COND(4, i < 0) ? -i : 0);
+        odd += PERFEQ_COND(6, (i % 2)) ? 1 : 0;
+    } } PERFEQ_BLOCK(8); 
+    if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
+    if (odd)
+        {  PERFEQ_BLOCK(12); if (total)
+            {  PERFEQ_BLOCK(13); printf("nested\n"); }
+        else
+            {  PERFEQ_BLOCK(14); printf("dangling\n"); } } PERFEQ_BLOCK(15); 
+    printf("total %d odd %d\n", total, odd);
+    return 0;
+}

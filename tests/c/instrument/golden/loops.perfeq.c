@@ -1,0 +1,71 @@
+/* Instrumented by perfeq <version> from loops.c: generated, do not edit.
+ * Descriptors: <descriptors>
+ * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
+#include "perfeq_rt.h"
+static const perfeq_func_t perfeq__funcs[2] = {
+    { "find", 4, 2 },
+    { "main", 41, 16 }
+};
+static perfeq_unit_t perfeq__unit
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((unused))
+#endif
+    = { PERFEQ_ABI_VERSION, "loops.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 0, 0 };
+#line 1 "loops.c"
+/* loops.c -- for/while/do loops with unbraced bodies, nested and triangular loops, macro bounds,
+ * break/continue/return inside loops (perfeq instrumenter test corpus). */
+#include <stdio.h>
+
+#define N 16
+#define STEP 2
+
+static int find(const int *a, int n, int key)
+{ PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
+    int i;
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (n)); for (i = 0; i < n; i++)
+        {  PERFEQ_BLOCK(1); if (a[i] == key)
+            {  PERFEQ_BLOCK(2); return i; } } } PERFEQ_BLOCK(3); 
+    return -1;
+}
+
+int main(void)
+{ PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
+    int a[N];
+    int i, j, k, sum = 0, count = 0;
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (N)); PERFEQ_TRIPS_LT(1, (0), (N), 1); for (i = 0; i < N; i++)
+        { a[i] = i * i; } } PERFEQ_BLOCK(2); 
+    { PERFEQ_LOOP_ENTER(3); PERFEQ_VALUE(2, (0)); PERFEQ_VALUE(3, (N)); PERFEQ_TRIPS_LT(4, (0), (N), 1); for (i = 0; i < N; i++)
+        { { PERFEQ_LOOP_ENTER(5); PERFEQ_VALUE(4, (0)); PERFEQ_VALUE(5, (i)); PERFEQ_TRIPS_LT(6, (0), (i), 1); for (j = 0; j < i; j++)
+            { sum += a[j]; } } } } PERFEQ_BLOCK(7); 
+    { PERFEQ_LOOP_ENTER(8); PERFEQ_VALUE(6, (N - 1)); PERFEQ_VALUE(7, (0)); for (i = N - 1; i >= 0; i -= STEP)
+        {  PERFEQ_BLOCK(9); sum -= a[i]; } } PERFEQ_BLOCK(10); 
+    i = 0;
+    { PERFEQ_LOOP_ENTER(11); PERFEQ_VALUE(8, (N)); while (i < N)
+        {  PERFEQ_BLOCK(12); i += 3; } } PERFEQ_BLOCK(13); 
+    k = 100;
+    { PERFEQ_LOOP_ENTER(14); PERFEQ_VALUE(9, (3)); do
+        {  PERFEQ_BLOCK(15); k /= 2; }
+    while (k > 3); } PERFEQ_BLOCK(16); 
+    { PERFEQ_LOOP_ENTER(17); PERFEQ_VALUE(10, (5)); do { PERFEQ_BLOCK(18); 
+        count++;
+    } while (count < 5); } PERFEQ_BLOCK(19); 
+    { PERFEQ_LOOP_ENTER(20); PERFEQ_VALUE(11, (0)); PERFEQ_VALUE(12, (N)); for (i = 0; i < N; i++) { PERFEQ_BLOCK(21); 
+        if (i % 3 == 0)
+            {  PERFEQ_BLOCK(22); continue; } PERFEQ_BLOCK(23); 
+        if (i > 12)
+            {  PERFEQ_BLOCK(24); break; } PERFEQ_BLOCK(25); 
+        count += i;
+    } } PERFEQ_BLOCK(26); 
+    { PERFEQ_LOOP_ENTER(27); for (;;) { PERFEQ_BLOCK(28); 
+        if (++k > 20)
+            {  PERFEQ_BLOCK(29); break; }
+    } } PERFEQ_BLOCK(30); 
+    { PERFEQ_LOOP_ENTER(31); PERFEQ_VALUE(13, (0)); for (int m = 0, n = 2; m < n; m++, n--) {  PERFEQ_BLOCK(32); count++; } } PERFEQ_BLOCK(33); 
+    k = N;
+    { PERFEQ_LOOP_ENTER(34); PERFEQ_VALUE(14, (0)); PERFEQ_VALUE(15, (k)); for (i = 0; i < k; i++)
+        {  PERFEQ_BLOCK(35); if (i == 5)
+            {  PERFEQ_BLOCK(36); k--; } } } PERFEQ_BLOCK(37);  /* the bound moves: iterations cannot be computed at entry */
+    { PERFEQ_LOOP_ENTER(38); while (0){  PERFEQ_BLOCK(39); ; } } PERFEQ_BLOCK(40); 
+    printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_CALLED(perfeq__unit, 0, "find", find(a, N, 49)), PERFEQ_CALLED(perfeq__unit, 1, "find", find(a, N, 50)));
+    return 0;
+}

@@ -1,0 +1,135 @@
+"""Leave-one-application-out validation (fitting/validate.py, ``perfeq validate``): on synthetic runs
+with known costs, and once on a real calibration campaign of three bundled examples."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from perfeq.cli import main
+from perfeq.errors import UsageError
+from perfeq.fitting.runs import read_runs, write_runs
+from perfeq.fitting.synthetic import TRUE_COSTS, synthetic_runs, true_time
+from perfeq.fitting.validate import cross_validate
+
+APPS = ("alpha", "beta", "gamma", "delta")
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    runs = synthetic_runs(80, np.random.default_rng(7))
+    return tuple(replace(run, app=APPS[index % len(APPS)]) for index, run in enumerate(runs))
+
+
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory):
+    path = tmp_path_factory.mktemp("calibrate") / "runs.csv"
+    assert (
+        main(["calibrate", "--only", "cg,matmul,ocean", "--reps", "1", "--procs", "1,2", "-o", str(path)])
+        == 0
+    )
+    return path
+
+
+def _one_line_error(capsys) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("perfeq: error: ") and "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_held_out_applications_are_predicted_from_the_others(synthetic):
+    result = cross_validate(synthetic, level=0.95)
+    assert [row.app for row in result.summaries] == list(APPS) and not result.skipped
+    for row in result.summaries:
+        assert set(row.fitted_on) == set(APPS) - {row.app}
+        assert row.runs == 20 and row.average_error < 0.06  # 3 % noise, costs known to the fit
+    by_label = {(run.params, run.rep): run for run in synthetic}
+    for held in result.runs:
+        truth = true_time(TRUE_COSTS, by_label[(held.params, held.rep)].counts)
+        assert_allclose(held.predicted_s, truth, rtol=0.05)
+        assert held.low_s < held.predicted_s < held.high_s
+    assert 0.85 <= result.overall.coverage <= 1.0  # 95 % prediction intervals on 80 runs
+
+
+def test_table1_columns(synthetic):
+    result = cross_validate(synthetic, costs=["ops", "startup", "bytes"], weighting="none")
+    for row in (*result.summaries, result.overall):
+        mine = [run for run in result.runs if row.app in ("all", run.app)]
+        errors = np.array([run.predicted_s - run.measured_s for run in mine])
+        measured = np.array([run.measured_s for run in mine])
+        assert_allclose(row.sigma_s, np.sqrt(np.mean(errors**2)), rtol=1e-12)
+        assert_allclose(row.mean_s, measured.mean(), rtol=1e-12)
+        assert_allclose(row.cov, row.sigma_s / row.mean_s, rtol=1e-12)
+        assert_allclose(row.average_error, np.mean(np.abs(errors / measured)), rtol=1e-12)
+        assert row.coverage == np.mean([run.inside for run in mine])
+
+
+def test_one_application_is_not_enough(synthetic):
+    with pytest.raises(UsageError, match="at least two applications"):
+        cross_validate([run for run in synthetic if run.app == "alpha"])
+
+
+def test_validate_command_on_a_real_campaign(real_runs, tmp_path, capsys):
+    folder = tmp_path / "validation"
+    assert (
+        main(
+            [
+                "validate",
+                str(real_runs),
+                "-o",
+                str(folder),
+                "--costs",
+                "ops,startup,bytes",
+                "--intercept",
+                "--level",
+                "0.9",
+            ]
+        )
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "C.O.V." in text and "in 90% PI" in text
+    apps = {run.app for run in read_runs(real_runs)}
+    assert apps == {"cg", "matmul", "ocean"}
+    with open(folder / "table1.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert [row["app"] for row in table][-1] == "all" and {row["app"] for row in table[:-1]} == apps
+    assert int(table[-1]["runs"]) == len(read_runs(real_runs))
+    data = json.loads((folder / "validation.json").read_text())
+    assert data["level"] == 0.9 and len(data["runs"]) == int(table[-1]["runs"])
+    assert all(0.0 <= row["coverage"] <= 1.0 for row in data["summary"])
+    for name in [f"app-{app}.png" for app in apps] + ["errors.png"]:
+        assert (folder / name).read_bytes().startswith(b"\x89PNG"), name
+    assert (folder / "table1.txt").read_text().startswith("leave-one-application-out")
+    with open(folder / "predictions.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == len(data["runs"]) and all(float(row["predicted_s"]) != 0 for row in rows)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--level", "95"], "--level 95.0"),
+        (["--costs", "ops,,bytes"], "empty name"),
+        (["--costs", "ops,megaflops"], "megaflops"),
+    ],
+)
+def test_validate_bad_input(synthetic, tmp_path, capsys, extra, message):
+    path = tmp_path / "runs.csv"
+    write_runs(path, synthetic)
+    assert main(["validate", str(path), "-o", str(tmp_path / "out"), *extra]) == 2
+    assert message in _one_line_error(capsys)
+
+
+def test_validate_single_application_file(synthetic, tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    write_runs(path, [run for run in synthetic if run.app == "beta"])
+    assert main(["validate", str(path), "-o", str(tmp_path / "out")]) == 2
+    assert "at least two applications" in _one_line_error(capsys)
