@@ -50,7 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `perfeq instrument prog.c -o out.c -- -Iinc`: what follows -- are the preprocessor flags,
+    # wherever the options stand (argparse alone wants them before the positional arguments).
+    tail: list[str] = []
+    if argv[:1] == ["instrument"] and "--" in argv:
+        cut = argv.index("--")
+        argv, tail = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    if tail:
+        args.flags = list(args.flags or []) + tail
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
