@@ -22,6 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     c.add_argument("--apps", type=Path, help="folder with catalog.json and the C sources (default: bundled)")
     c.add_argument("--only", help="comma-separated application names")
+    c.add_argument("--all", action="store_true",
+                   help="also applications the catalog marks as not fit for calibration (poorly modeled)")
     c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
     c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
     c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}')")
@@ -57,6 +59,11 @@ def _examples(args: argparse.Namespace):
         if unknown:
             raise UsageError(f"--only: no application named {', '.join(sorted(unknown))}")
         examples = [e for e in examples if e.name in names]
+    elif not getattr(args, "all", False):
+        for e in examples:
+            if not e.calibrate:
+                print(f"calibrate: leaving out {e.name}: {e.calibrate_note} (--all includes it)", file=sys.stderr)
+        examples = [e for e in examples if e.calibrate]
     return examples
 
 

@@ -27,6 +27,8 @@ class Example:
     openmp: bool
     params: tuple[dict, ...]
     description: str
+    calibrate: bool = True  # whether its model is good enough to calibrate a machine with
+    calibrate_note: str = ""
 
     @property
     def param_names(self) -> list[str]:
@@ -63,7 +65,8 @@ def load_catalog(folder: Path | None = None) -> list[Example]:
     if data.get("format") != "perfeq-examples" or data.get("version") != 1:
         raise UsageError(f"{path}: not a perfeq-examples version 1 catalog")
     return [Example(e["name"], folder / e["source"], bool(e.get("openmp")), tuple(e["params"]),
-                    e.get("description", "")) for e in data["examples"]]
+                    e.get("description", ""), bool(e.get("calibrate", True)), e.get("calibrate_note", ""))
+            for e in data["examples"]]
 
 
 def find_example(name: str, folder: Path | None = None) -> Example:

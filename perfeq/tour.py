@@ -59,7 +59,9 @@ def run_tour(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     example = find_example(args.example)
-    others = [e for e in load_catalog() if e.name != example.name]
+    catalog = load_catalog()
+    others = [e for e in catalog if e.name != example.name and e.calibrate]
+    left_out = [e for e in catalog if e.name != example.name and not e.calibrate]
     machine = Machine.detect()
     (out / "caches.json").write_text(machine.to_json())
 
@@ -80,17 +82,24 @@ def run_tour(args: argparse.Namespace) -> int:
     runs_path = out / "runs.csv"
     _say("calibrate", f"timing {len(others)} other examples x 3 sizes x P={args.procs} x {args.reps} reps "
          f"into {runs_path} (resumable)")
+    for e in left_out:
+        print(f"    leaving out {e.name}: {e.calibrate_note}")
     run_campaign(others, runs_path, out / "work", _procs(args.procs), args.reps,
                  progress=lambda text: print(f"    {text}", flush=True))
     runs = read_runs(runs_path)
     _say("fit", "t = chi * beta + e by weighted least squares (statsmodels)")
     profile = None
-    for costs in (("ops", "l2", "startup", "bytes"), ("ops", "startup", "bytes"), ("ops",)):
+    for costs in (("ops", "l2", "startup", "bytes"), ("ops", "startup", "bytes"), ("ops", "bytes"), ("ops",)):
         try:
-            profile = fit_machine(runs, costs=list(costs), intercept=True)
-            break
+            candidate = fit_machine(runs, costs=list(costs), intercept=True)
         except FitError as exc:
             print(f"    costs {','.join(costs)}: {exc}; trying fewer")
+            continue
+        negative = [name for name, value in candidate.values.items() if value < 0]
+        profile = candidate
+        if not negative:
+            break
+        print(f"    costs {','.join(costs)}: negative {', '.join(negative)} (not a machine cost); trying fewer")
     if profile is None:
         raise FitError("no set of costs could be fitted from the calibration runs")
     save_profile(profile, out / "machine.json")
