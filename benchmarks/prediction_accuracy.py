@@ -5,7 +5,7 @@ fits the machine on the others and predicts the left-out one's runs (sizes 8x an
 instrumentation runs, P = 1 and 2): prints per application runs, sigma, mean time, COV, average
 relative error, and the coverage of the 95 % prediction intervals, via perfeq validate.
 
-    python benchmarks/prediction_accuracy.py [--reps 3] [--costs ops,startup,bytes] [--keep DIR]
+    python benchmarks/prediction_accuracy.py [--reps 3] [--costs ops,bytes] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from perfeq.cli import main as perfeq
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--costs", default="ops,startup,bytes")
+    parser.add_argument("--costs", default="ops,bytes")
     parser.add_argument("--keep", type=Path, help="keep runs.csv and the validation folder here")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="perfeq-accuracy-") as tmp:
