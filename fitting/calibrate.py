@@ -116,7 +116,7 @@ echo "{{ point.app }},{{ point.params }},{{ point.procs }},{{ point.rep }},$(ech
 
 def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Path, times: Path,
                        launcher: str = "srun -n {P} {cmd}", time_limit: str = "01:00:00") -> None:
-    from perfeq.instrument.insert import write_atomic
+    from perfeq.files import write_atomic
 
     if not points:
         raise UsageError("no calibration points to write")

@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import io
 import os
-import tempfile
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from perfeq.errors import UsageError
+from perfeq.files import write_atomic
 
 FORMATS = {".png": "png", ".svg": "svg"}
 DPI = 110
@@ -45,25 +45,9 @@ def figure_bytes(figure: Figure, kind: str = "png") -> bytes:
 def save_figure(figure: Figure, path: str | os.PathLike[str]) -> Path:
     """Write ``figure`` as PNG (SVG for ``.svg``) through a temporary file and ``os.replace``."""
     target = check_image_path(path)
-    return write_bytes_atomic(target, figure_bytes(figure, FORMATS[target.suffix.lower()]))
+    return write_atomic(target, figure_bytes(figure, FORMATS[target.suffix.lower()]))
 
 
 def png_data_uri(figure: Figure) -> str:
     """The figure as a ``data:image/png;base64,...`` URI, for a self-contained HTML page."""
     return "data:image/png;base64," + base64.b64encode(figure_bytes(figure, "png")).decode("ascii")
-
-
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write ``data`` through a temporary file in the same folder and a rename: never half-written."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target

@@ -15,9 +15,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from perfeq.errors import FitError
+from perfeq.files import write_atomic
 
 from .costs import COSTS, INTERCEPT, canonical_order
-from .files import write_text_atomic
 
 FORMAT = "perfeq-machine"
 VERSION = 1
@@ -137,7 +137,7 @@ def manual_profile(values: Mapping[str, float], host: str = "") -> MachineProfil
 
 def save_profile(profile: MachineProfile, path: str | os.PathLike[str]) -> None:
     """Write ``profile`` as JSON via a temp file and os.replace (never half-written)."""
-    write_text_atomic(path, json.dumps(profile.to_dict(), indent=2) + "\n")
+    write_atomic(path, json.dumps(profile.to_dict(), indent=2) + "\n")
 
 
 def load_profile(path: str | os.PathLike[str]) -> MachineProfile:

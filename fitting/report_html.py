@@ -19,13 +19,13 @@ import sympy as sp
 
 from perfeq import __version__
 from perfeq.errors import UsageError
+from perfeq.files import write_atomic
 from perfeq.symbolic.linearize import Machine
 from perfeq.symbolic.model import CostModel
 
 from .breakdown import breakdown, breakdown_figure
 from .costs import INTERCEPT, cost_spec
 from .figures import png_data_uri
-from .files import write_text_atomic
 from .predict import Prediction, predict
 from .pricing import MISS_COSTS, Grid, TimeEquation, default_grid, match_parameter
 from .profile import MachineProfile
@@ -147,7 +147,7 @@ def write_report(
         raise UsageError(f"-o {target}: expected an .html file name")
     text = build_report(model, profile, machine, **options)
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(target, text)
+    write_atomic(target, text)
     return target
 
 

@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 
 from perfeq.errors import FitError
+from perfeq.files import write_atomic
 
 from .costs import COSTS, INTERCEPT, canonical_order
-from .files import write_text_atomic
 
 FORMAT = "perfeq-runs"
 VERSION = 1
@@ -119,7 +119,7 @@ def write_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
     """Write ``runs`` as a whole new runs CSV (temp file + rename: never half-written)."""
     runs = tuple(runs)
     costs = _count_columns(runs)
-    write_text_atomic(path, f"{MAGIC}\n{_format_rows(costs, runs, header=True)}")
+    write_atomic(path, f"{MAGIC}\n{_format_rows(costs, runs, header=True)}")
 
 
 def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:

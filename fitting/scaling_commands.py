@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from perfeq.errors import UsageError
+from perfeq.files import write_atomic
 from perfeq.fitting.scaling import ScalingOptions, analyse_scaling
 from perfeq.fitting.scaling_data import (
     AGGREGATES,
@@ -21,7 +22,7 @@ from perfeq.fitting.scaling_data import (
     read_scaling_csv,
 )
 from perfeq.fitting.scaling_functions import DEFAULT_FUNCTIONS
-from perfeq.fitting.scaling_report import dumps, format_text, write_atomically, write_csv_tables, write_plots
+from perfeq.fitting.scaling_report import dumps, format_text, write_csv_tables, write_plots
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -157,7 +158,7 @@ def run_scaling(args: argparse.Namespace, stdout=None) -> int:
     peak = read_rate_table(args.peak, "system", "peak") if args.peak else None
     report = analyse_scaling(frame, options, work=work, peak=peak, source=args.runs)
     if args.output:
-        write_atomically(args.output, dumps(report))
+        write_atomic(args.output, dumps(report))
     written = []
     if args.csv_dir:
         written += write_csv_tables(report, args.csv_dir)

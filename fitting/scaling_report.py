@@ -10,9 +10,7 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from perfeq.files import write_atomic
 from perfeq.fitting.scaling import ScalingReport
 from perfeq.fitting.scaling_joint import JointFit
 
@@ -519,28 +518,12 @@ def residual_figure(fit: JointFit) -> Figure:
 # Files
 
 
-def write_atomically(path: str | Path, data: str | bytes) -> Path:
-    """Write through a temporary file in the same folder and ``os.replace``: never a half file."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(payload)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
-
-
 def write_csv_tables(report: ScalingReport, directory: str | Path) -> list[Path]:
     """Write every non-empty table as ``<name>.csv`` into ``directory``."""
     written = []
     for name, table in tables(report).items():
         if len(table.columns):
-            written.append(write_atomically(Path(directory) / f"{name}.csv", table.to_csv(index=False)))
+            written.append(write_atomic(Path(directory) / f"{name}.csv", table.to_csv(index=False)))
     return written
 
 
@@ -563,4 +546,4 @@ def slug(functions: Iterable[str]) -> str:
 def _save(figure: Figure, path: Path) -> Path:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=120)
-    return write_atomically(path, buffer.getvalue())
+    return write_atomic(path, buffer.getvalue())

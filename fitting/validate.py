@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from perfeq.errors import FitError, UsageError
+from perfeq.files import write_atomic
 
 from .costs import COSTS
 from .figures import new_figure, save_figure
-from .files import write_text_atomic
 from .fit import fit_machine
 from .predict import predict
 from .runs import Run
@@ -251,7 +251,7 @@ def write_validation(result: Validation, folder: str | Path) -> list[Path]:
         ("predictions.csv", _runs_csv(result)),
         ("validation.json", json.dumps(result.to_dict(), indent=1) + "\n"),
     ):
-        write_text_atomic(out / name, text)
+        write_atomic(out / name, text)
         written.append(out / name)
     for summary in result.summaries:
         written.append(plot_application(result, summary.app, out / f"app-{_slug(summary.app)}.png"))

@@ -2,14 +2,12 @@
 
 The only code of the instrumenter that produces text.  Insertions go into the original text, so
 macros, comments, includes and formatting stay as written; ``#line`` directives keep compiler
-messages and debuggers on the user's lines.  Outputs are written to a temporary file and renamed,
+messages and debuggers on the user's lines.  Outputs are written with perfeq.files.write_atomic,
 so an error never leaves a half-written file.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import jinja2
@@ -68,16 +66,3 @@ def preamble(unit: UnitDescriptors, line_name: str, descriptors_path: Path) -> s
         digest=unit.digest,
         functions=unit.functions,
     )
-
-
-def write_atomic(path: Path, content: str) -> None:
-    """Write ``content`` to ``path`` through a temporary file in the same folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfeq.errors import InstrumentError, UsageError
+from perfeq.files import write_atomic
 from perfeq.instrument import insert
 from perfeq.instrument.collect import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
@@ -76,8 +77,8 @@ def instrument_file(
     descriptors_path = descriptors_path_for(output).resolve()
     body = insert.apply(source, collector.insertions, display)
     content = insert.preamble(unit, display, descriptors_path) + body
-    insert.write_atomic(descriptors_path, unit.to_json())
-    insert.write_atomic(output, content)
+    write_atomic(descriptors_path, unit.to_json())
+    write_atomic(output, content)
     return Instrumented(path, output, descriptors_path, unit)
 
 

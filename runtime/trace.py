@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from perfeq.errors import TraceError
+from perfeq.files import write_atomic
 
 TRACE_FORMAT = "perfeq-trace"
 TRACE_VERSION = 1
@@ -558,24 +558,4 @@ def _dump(record: dict[str, Any]) -> str:
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
     """Write ``lines`` to ``path`` through a temporary file and a rename: never a half-written file."""
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            for line in lines:
-                handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp_name, 0o666 & ~_umask())
-        os.replace(temp_name, path)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(path, lines)

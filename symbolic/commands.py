@@ -118,7 +118,7 @@ def run_equation(args: argparse.Namespace) -> int:
 
 
 def run_machine(args: argparse.Namespace) -> int:
-    from perfeq.instrument.insert import write_atomic
+    from perfeq.files import write_atomic
     from perfeq.symbolic.linearize import Machine
 
     machine = Machine.detect()

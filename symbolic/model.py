@@ -169,7 +169,7 @@ class CostModel:
         }
 
     def save(self, path: Path) -> None:
-        from perfeq.instrument.insert import write_atomic
+        from perfeq.files import write_atomic
 
         write_atomic(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
 
