@@ -10,7 +10,6 @@ resumed.  On a cluster, ``--slurm`` writes a batch script (from a jinja2 templat
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -128,6 +127,3 @@ def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Pat
     write_atomic(path, text)
     path.chmod(0o755)
 
-
-def elapsed(start: float) -> str:
-    return f"{time.perf_counter() - start:.1f} s"

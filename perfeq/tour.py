@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -155,6 +154,3 @@ def _short(expr) -> str:
     text = str(expr)
     return text if len(text) < 160 else text[:157] + "..."
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(1)

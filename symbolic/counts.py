@@ -31,7 +31,7 @@ from perfeq.symbolic.resolve import (
     loop_symbol,
     parameter_symbol,
 )
-from perfeq.symbolic.symbols import RANK, P, T, size_symbol
+from perfeq.symbolic.symbols import RANK, P, T
 
 
 @dataclass(frozen=True)
@@ -603,7 +603,3 @@ def _mean_calls(ctx: ContextObservation, nranks: int) -> sp.Expr:
     if len(set(calls)) == 1:
         return sp.Integer(calls[0])
     return sp.Rational(sum(calls), nranks)
-
-
-def size_symbols_of(names: list[str]) -> list[sp.Symbol]:
-    return [size_symbol(n) for n in names]
