@@ -71,6 +71,7 @@ class CountModel:
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
         self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
         self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
+        self._after: dict[tuple[int, int], sp.Expr | dict] = {}  # (ctx, after block) -> ratio or the if
         self._cache: dict[tuple[int, int], sp.Expr] = {}
         self._ids: dict[int, int] = {}
 
@@ -506,7 +507,56 @@ class CountModel:
             mine = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
             theirs = sum(self.measured(ctx, unit, anchor, r) for r in ranks)
             return base * (sp.Rational(mine, theirs) if theirs else 0)
-        return base  # after a control statement
+        return base * self._after_ratio(ctx, unit, block)  # after a control statement
+
+    def _after_ratio(self, ctx, unit: UnitView, block: dict) -> sp.Expr:
+        """Executions of a block after a control statement per execution of the block before it.
+
+        1 unless the statement can leave early (a ``return``, ``break``, ``continue`` or ``goto``
+        inside it), which the run shows as fewer executions after than before.  Then: for an
+        ``if`` whose branch always leaves, the share of the condition that is false (symbolic
+        when the condition is, ``if (rank == 0) return;``); otherwise the ratio the run measured
+        (the paper's constant true ratio).
+        """
+        key = (self._ids[id(ctx)], block["id"])
+        if key not in self._after:
+            ranks = range(self.run.nranks)
+            after = sum(self.measured(ctx, unit, block["id"], r) for r in ranks)
+            before = sum(self.measured(ctx, unit, block["anchor"], r) for r in ranks)
+            decided: sp.Expr | dict = sp.Integer(1)
+            if after != before:
+                decided = sp.Rational(after, before) if before else sp.Integer(0)
+                cond = self._preceding_if(unit, block)
+                if cond is not None:
+                    then = sum(self.measured(ctx, unit, cond["then_block"], r) for r in ranks)
+                    if before - after == then:  # the then-branch always leaves
+                        decided = cond
+            self._after[key] = decided
+        decided = self._after[key]
+        if isinstance(decided, dict):  # the condition's ratio may still be decided, so ask each time
+            return 1 - self._ratio_of(ctx, unit, unit.blocks[decided["then_block"]], negate=False)
+        return decided
+
+    def _preceding_if(self, unit: UnitView, block: dict) -> dict | None:
+        """The ``if`` without ``else`` that ends right before an ``after`` block, if that is what it follows."""
+        best = None
+        for cond in unit.data["conds"]:
+            if (cond["function"] != block["function"] or cond["kind"] != "if" or cond["then_block"] is None
+                    or cond.get("else_block") is not None):
+                continue
+            if unit.blocks[cond["then_block"]]["anchor"] != block["anchor"] or cond["line"] > block["line"]:
+                continue
+            if best is None or cond["line"] > best["line"]:
+                best = cond
+        if best is None:
+            return None
+        # another control statement (loop, switch, region) between the if and the block?
+        for other in unit.blocks:
+            if (other is not block and other["function"] == block["function"] and other["kind"] == "after"
+                    and other["anchor"] == block["anchor"] and best["line"] <= other["line"] <= block["line"]
+                    and other["id"] != block["id"]):
+                return None
+        return best
 
     def _measured_local(self, ctx, unit, block) -> sp.Expr:
         """Blocks after a jump or at a label: measured per execution of their enclosing loop body."""

@@ -222,9 +222,9 @@ def _normalise(text: str, result: Instrumented) -> str:
 
 
 @pytest.mark.parametrize("name", GOLDEN_PROGRAMS)
-def test_golden_instrumented_text(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden_instrumented_text(name: str, mpicc: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(CORPUS)  # the source is named as given: a relative name keeps goldens portable
-    result = instrument_file(Path(f"{name}.c"), tmp_path / f"{name}.perfeq.c", ["mpicc"], ["-fopenmp"])
+    result = instrument_file(Path(f"{name}.c"), tmp_path / f"{name}.perfeq.c", [mpicc], ["-fopenmp"])
     got = _normalise(result.output.read_text(), result)
     golden = GOLDEN / f"{name}.perfeq.c"
     if REGEN_GOLDEN:
@@ -486,16 +486,16 @@ def test_params_from_mpi(outcomes: dict[str, Outcome]) -> None:
                      "n": "atoi(argv[1])"}  # as written, macros unexpanded
 
 
-def test_param_option_renames_a_symbol(tmp_path: Path) -> None:
-    result = instrument_file(CORPUS / "params.c", tmp_path / "p.perfeq.c", ["mpicc"], [], params={"N": "n"})
+def test_param_option_renames_a_symbol(mpicc: str, tmp_path: Path) -> None:
+    result = instrument_file(CORPUS / "params.c", tmp_path / "p.perfeq.c", [mpicc], [], params={"N": "n"})
     symbols = {p.variable: p.symbol for p in result.descriptors.params}
     assert symbols["n"] == "N" and symbols["steps"] == "steps"
     saved = json.loads(result.descriptors_path.read_text())
     assert {p["variable"]: p["symbol"] for p in saved["params"]}["n"] == "N"
 
 
-def test_param_option_names_a_macro(tmp_path: Path) -> None:
-    result = instrument_file(CORPUS / "loops.c", tmp_path / "l.perfeq.c", ["mpicc"], [], params={"M": "N"})
+def test_param_option_names_a_macro(mpicc: str, tmp_path: Path) -> None:
+    result = instrument_file(CORPUS / "loops.c", tmp_path / "l.perfeq.c", [mpicc], [], params={"M": "N"})
     (param,) = [p for p in result.descriptors.params if p.symbol == "M"]
     assert (param.variable, param.source, param.text) == ("N", "macro", "16")
 

@@ -122,10 +122,9 @@ def test_counts_are_nonnegative_integers_and_monotone(kernels, n, steps, procs):
 
 # ---- the bundled examples ------------------------------------------------------------------------
 EXACT = ["matmul", "shallow", "ocean", "cg"]
-WITHIN_ONE_PERCENT = ["gauss", "omp_stencil"]
-# sharks is irregular: its branch ratios and call ratios follow the population, which evolves
-# differently at other grid sizes, so the paper's constant-true-ratio assumption holds only roughly
-WITHIN_FIFTEEN_PERCENT = ["sharks"]
+# sharks is irregular: its branch and call ratios follow the fish and shark population (the paper's
+# constant-true-ratio assumption), and its helpers leave early from data-dependent branches
+WITHIN_ONE_PERCENT = ["gauss", "omp_stencil", "sharks"]
 
 
 @pytest.fixture(scope="module")
@@ -148,11 +147,11 @@ def example_runs(tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("name", EXACT + WITHIN_ONE_PERCENT + WITHIN_FIFTEEN_PERCENT)
+@pytest.mark.parametrize("name", EXACT + WITHIN_ONE_PERCENT)
 def test_example_counts_at_8x_size(example_runs, name):
     model, values, measured = example_runs(name)
     predicted = model.counts({k: float(v) for k, v in values.items()}, 4)["total"]
-    tolerance = 1e-12 if name in EXACT else 0.01 if name in WITHIN_ONE_PERCENT else 0.15
+    tolerance = 1e-12 if name in EXACT else 0.01
     for key in ("par", "startup", "bytes"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-12, abs=1e-9), key
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=tolerance), "ops"

@@ -1,5 +1,5 @@
 /* Symbolic-count test program: triangular and strided loops, a helper called from two sites with
- * different arguments, a rank condition, a multiplicative loop, and MPI collectives.
+ * different arguments, a rank condition, a multiplicative loop, an early return, and MPI collectives.
  * argv: n (size), steps */
 #include <mpi.h>
 #include <stdio.h>
@@ -21,6 +21,18 @@ static double triangle(double *a, int n)
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++)
             s += a[i] * a[j] / (double)n;
+    return s;
+}
+
+/* The code after an early return runs only where the branch was not taken (not on rank 0). */
+static double early(const double *a, int count, int rank)
+{
+    double s = 0.0;
+    int i;
+    if (rank == 0)
+        return s;
+    for (i = 0; i < count; i++)
+        s += 0.5 * a[i];
     return s;
 }
 
@@ -46,6 +58,7 @@ int main(int argc, char **argv)
         local += sweep(a, n, 2);
         if (rank == 0)
             local += triangle(a, local_n);
+        local += early(a + lo, local_n, rank);
         for (width = 1; width < n; width *= 2)
             local += a[width];
         MPI_Bcast(a, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
