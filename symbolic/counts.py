@@ -18,6 +18,7 @@ symbolic count is checked against the run's counters; one that does not reproduc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import sympy as sp
 
@@ -72,6 +73,8 @@ class CountModel:
         self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
         self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
         self._after: dict[tuple[int, int], sp.Expr | dict] = {}  # (ctx, after block) -> ratio or the if
+        self._recorded: dict[tuple, sp.Expr | None] = {}  # (ctx, unit, value slot) -> fitted values
+        self._relaxed = False  # a sum of the loop being decided was relaxed (see _summation)
         self._cache: dict[tuple[int, int], sp.Expr] = {}
         self._ids: dict[int, int] = {}
 
@@ -239,8 +242,9 @@ class CountModel:
             reason = ", ".join(bad)
         else:
             try:
-                self.trips(unit, loop)
+                self.trips(unit, loop, ctx)
                 self._cache.clear()
+                self._relaxed = False
                 symbolic = self.total(ctx, unit, loop["body_block"])
                 if self._check(ctx, unit, loop["body_block"], symbolic):
                     return
@@ -248,10 +252,12 @@ class CountModel:
                 if scale is not None:
                     self._loop_scale[key] = scale
                     self._cache.clear()
+                    why = ("a sum over its iterations has no closed form with floor, ceiling or ?:, so they "
+                           "were relaxed" if self._relaxed else
+                           "a data-dependent conditional on its path does not keep one true ratio")
                     self.fallbacks.append(Fallback(
                         self._where(unit, loop["line"]), "fit", "loop",
-                        f"the symbolic trip count times {scale} reproduces the measured iterations "
-                        "(a data-dependent conditional on its path does not keep one true ratio)"))
+                        f"the symbolic trip count times {float(scale):.6g} reproduces the measured iterations ({why})"))
                     return
                 reason = "its symbolic trip count does not reproduce the measured iterations"
             except Unresolved as exc:
@@ -342,32 +348,41 @@ class CountModel:
                     if multiple.is_integer and multiple > 0:
                         return multiple * form, ""
             return None, ""
-        best, best_error = None, None
+        candidates = []  # (worst relative error, constant, form)
         for form in [sp.Integer(1), *self._forms()]:
             bases = [float(form.subs(v)) for v, _ in samples]
             if any(b <= 0 for b in bases):
                 continue
             c = float(trips) / bases[0]
             error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
-            if best_error is None or error < best_error - 1e-12:
-                best, best_error = (sp.nsimplify(c, rational=True, tolerance=1e-9) * form), error
-        if best is not None and best_error <= 0.05:
-            return best, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
-        return None, ""
+            candidates.append((error, sp.nsimplify(c, rational=True, tolerance=1e-9), form))
+        if not candidates:
+            return None, ""
+        best_error = min(c[0] for c in candidates)
+        if best_error > 0.05:
+            return None, ""
+        # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
+        # rule, an integer multiple of a form, then the simplest constant, then the list's order.
+        tied = [c for c in candidates if c[0] <= best_error + 1e-9]
+        _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
+        return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
 
-    def trips(self, unit: UnitView, loop: dict) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
+    def trips(self, unit: UnitView, loop: dict, ctx: ContextObservation | None = None
+              ) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
         """(variable, first value, stride, number of iterations) of a loop with a symbolic form.
 
         ``stride`` is an additive step, or ``("*", k)`` / ``("/", k)`` for loops that multiply or
-        divide their variable (log trip counts).
+        divide their variable (log trip counts).  A bound or first value that does not resolve
+        (it is data: read from an array, received by MPI) is, in context ``ctx``, the form of the
+        problem size its values recorded at the loop's entries fit (:meth:`recorded_value`).
         """
         if loop["var"] is None or loop["bound"] is None or loop["kind"] != "for" or loop["init"] is None:
             raise Unresolved("not a counted for loop")
         if loop["stride"] is None:
             raise Unresolved("no recognised increment")
         resolver = Resolver(unit, loop["function"], loop["parent"], loop["line"], self.param_symbols)
-        first = to_sympy(loop["init"], resolver)
-        bound = to_sympy(loop["bound"], resolver)
+        first = self._loop_value(ctx, unit, loop, "init", resolver)
+        bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         var = loop_symbol(unit.key, loop["id"], loop["var"])
         op = loop["op"]
         text = loop["stride"]
@@ -411,6 +426,45 @@ class CountModel:
             raise Unresolved(f"stride {stride} of unknown sign")
         return var, first, stride, count
 
+    def _loop_value(self, ctx, unit: UnitView, loop: dict, which: str, resolver: Resolver) -> sp.Expr:
+        """A loop's ``init`` or ``bound`` expression: symbolic, else its recorded values fitted."""
+        try:
+            return to_sympy(loop[which], resolver)
+        except Unresolved as exc:
+            slot = (loop.get("values") or {}).get(which)
+            if ctx is None or slot is None:
+                raise
+            fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop["line"]),
+                                         f"{'bound' if which == 'bound' else 'first value'} {loop[which]!r}", exc)
+            if fitted is None:
+                raise
+            return fitted
+
+    def recorded_value(self, ctx, unit: UnitView, slot: int, where: str, what: str,
+                       reason: Exception) -> sp.Expr | None:
+        """The values of a value slot (recorded at loop entries) as c * a form of the problem size.
+
+        A value that is data, not a function of the parameters in the source (partition sizes
+        received by MPI_Alltoall, a count read from an array), is fitted like a trip count (the
+        paper's step 2): its mean over the entries, averaged over the ranks, in every run that holds
+        this context.  The fit is named in the model's fallbacks; None when no form fits.
+        """
+        key = (self._ids[id(ctx)], unit.key, slot)
+        if key not in self._recorded:
+            samples = []
+            for run, node in self._same_context(ctx):
+                means = [stats[slot].mean for stats in node.values.values()
+                         if slot in stats and stats[slot].mean is not None]
+                if means:
+                    mean = Fraction(sum(means) / len(means)).limit_denominator(10**6)
+                    samples.append((self.values(run, 0), sp.Rational(mean.numerator, mean.denominator)))
+            fitted, note = self._fit(samples) if samples else (None, "")
+            if fitted is not None:
+                self.fallbacks.append(Fallback(where, "fit", "value", f"{what} is data ({reason}); its recorded "
+                                               f"values {samples[0][1]} = {fitted}{note}"))
+            self._recorded[key] = fitted
+        return self._recorded[key]
+
     def _sign(self, stride: sp.Expr) -> int:
         """+1 / -1 / 0 (unknown): from assumptions, else at the run's values with loop variables at 1."""
         if stride.is_positive:
@@ -431,7 +485,7 @@ class CountModel:
             if var in expr.free_symbols:
                 raise Unresolved(f"a count depends on the variable of the fitted loop at line {loop['line']}")
             return expr * fallback
-        var, first, stride, count = self.trips(unit, loop)
+        var, first, stride, count = self.trips(unit, loop, ctx)
         scale = self._loop_scale.get(key, 1)
         if var not in expr.free_symbols:
             return scale * expr * count
@@ -439,10 +493,15 @@ class CountModel:
         if isinstance(stride, tuple):  # var = first * k**t (or first / k**t)
             kind, factor = stride
             value = first * factor**t if kind == "*" else first / factor**t
-            return scale * sp.summation(expr.subs(var, value), (t, 0, count - 1))
+            return scale * self._summation(expr.subs(var, value), (t, 0, count - 1), loop)
         if stride == 1:
-            return scale * sp.summation(expr, (var, first, first + count - 1))
-        return scale * sp.summation(expr.subs(var, first + stride * t), (t, 0, count - 1))
+            return scale * self._summation(expr, (var, first, first + count - 1), loop)
+        return scale * self._summation(expr.subs(var, first + stride * t), (t, 0, count - 1), loop)
+
+    def _summation(self, expr: sp.Expr, limits: tuple, loop: dict) -> sp.Expr:
+        result, relaxed = _summation(expr, limits, loop)
+        self._relaxed = self._relaxed or relaxed
+        return result
 
     # ---- conditionals -------------------------------------------------------------------------
     def _decide_cond(self, ctx, unit: UnitView, cond: dict) -> None:
@@ -608,6 +667,24 @@ class CountModel:
         self._ratio[key] = ratio
         return ratio
 
+    def _data_argument(self, ctx: ContextObservation, callee: dict, name: str, arg: str,
+                       reason: Unresolved) -> sp.Expr:
+        """A call argument that is data: the values its parameter took, where the callee recorded
+        them (a loop bounded by the parameter, ``for (w = 1; w < count; w *= 2)``), fitted."""
+        unit = self.units[ctx.unit]
+        fn = ctx.function
+        for loop in unit.loops:
+            if loop["function"] != fn:
+                continue
+            for which in ("bound", "init"):
+                slot = (loop.get("values") or {}).get(which)
+                if slot is not None and (loop[which] or "").strip() == name:
+                    fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop["line"]),
+                                                 f"argument {arg!r} of {callee['name']} ({name})", reason)
+                    if fitted is not None:
+                        return fitted
+        raise reason
+
     def invocations(self, ctx: ContextObservation, per_invocation: sp.Expr) -> sp.Expr:
         """A per-invocation count of context ``ctx`` summed over all its invocations."""
         parent = ctx.parent
@@ -623,7 +700,10 @@ class CountModel:
         for name, arg in zip(callee["params"], call["args"], strict=False):
             symbol = formal_symbol(callee["name"], name)
             if symbol in per_invocation.free_symbols:
-                subs[symbol] = to_sympy(arg, resolver)
+                try:
+                    subs[symbol] = to_sympy(arg, resolver)
+                except Unresolved as exc:
+                    subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
         expr = per_invocation.subs(subs) * self.local(parent, punit, call["block"]) * self._call_ratio(ctx, punit, call)
         loop_id = call["loop"]
         while loop_id is not None:
@@ -632,6 +712,34 @@ class CountModel:
             expr = expr * self.local(parent, punit, loop["block"])
             loop_id = loop["parent"]
         return self.invocations(parent, expr)
+
+
+def _summation(expr: sp.Expr, limits: tuple, loop: dict) -> tuple[sp.Expr, bool]:
+    """The sum of ``expr`` over a loop's iteration space, in closed form.
+
+    When sympy finds none (ceilings of a halving width, a ``?:`` clamp such as
+    ``hi = lo + 2 * w < n ? lo + 2 * w : n``), the sum of the relaxed summand is taken: floor and
+    ceiling by their argument, a ``?:`` by its first branch (the common case of a clamp).  That
+    sum is close, not exact, so the check against the run fails and the loop keeps the symbolic
+    form times the measured factor when that factor is the same in every run (``_scale``), else
+    falls back to a fit.  No closed form even then: :class:`Unresolved`.
+    """
+    result = sp.summation(expr, limits)
+    if not result.has(sp.Sum):
+        return result, False
+    relaxed = _relax(expr)
+    if relaxed != expr:
+        result = sp.summation(relaxed, limits)
+        if not result.has(sp.Sum):
+            return result, True
+    raise Unresolved(f"no closed form for the sum over the loop at line {loop['line']}")
+
+
+def _relax(expr: sp.Expr) -> sp.Expr:
+    """floor(x), ceiling(x) -> x; Piecewise -> its first branch."""
+    return expr.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)), lambda e: e.args[0]).replace(
+        lambda e: isinstance(e, sp.Piecewise) and not e.args[0].cond.free_symbols <= {RANK, P, T},
+        lambda e: e.args[0].expr)
 
 
 def _call_ratio_note(call: dict, ratio: sp.Expr) -> str:

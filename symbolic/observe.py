@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from perfeq.errors import ModelError
 
@@ -26,6 +27,7 @@ class ContextObservation:
     calls: dict[int, int] = field(default_factory=dict)  # rank -> invocations
     counters: dict[int, dict[int, int]] = field(default_factory=dict)  # rank -> slot -> count
     mpi: dict[int, dict[int, list]] = field(default_factory=dict)  # rank -> comm site -> MPI records
+    values: dict[int, dict[int, Any]] = field(default_factory=dict)  # rank -> value slot -> ValueStat
 
     def counter(self, rank: int, slot: int | None) -> int:
         if slot is None:
@@ -117,6 +119,9 @@ def from_trace(path: str | Path) -> RunObservation:
             counters = node.counters.setdefault(rank_no, {})
             for slot, count in ctx.counters.items():
                 counters[slot] = counters.get(slot, 0) + count
+            values = node.values.setdefault(rank_no, {})
+            for slot, stat in ctx.values.items():
+                values[slot] = values[slot].merge(stat) if slot in values else stat
             sites = node.mpi.setdefault(rank_no, {})
             for record in ctx.mpi:
                 if record.site is None:

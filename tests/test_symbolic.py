@@ -124,7 +124,8 @@ def test_counts_are_nonnegative_integers_and_monotone(kernels, n, steps, procs):
 EXACT = ["matmul", "shallow", "ocean", "cg"]
 # sharks is irregular: its branch and call ratios follow the fish and shark population (the paper's
 # constant-true-ratio assumption), and its helpers leave early from data-dependent branches
-WITHIN_ONE_PERCENT = ["gauss", "omp_stencil", "sharks"]
+# samplesort's partition sizes are data received by MPI (fitted values, relaxed merge-sort sums)
+WITHIN_ONE_PERCENT = ["gauss", "omp_stencil", "sharks", "samplesort"]
 
 
 @pytest.fixture(scope="module")
@@ -159,14 +160,13 @@ def test_example_counts_at_8x_size(example_runs, name):
         assert not [f for f in model.fallbacks if " loop " in f]
 
 
-def test_samplesort_messages_exact_ops_known_gap(example_runs):
-    """samplesort's partition sizes are data (they arrive by MPI_Alltoall): its messages and bytes
-    are exact, its operations are not yet modeled well (see the fallbacks it reports)."""
-    model, values, measured = example_runs("samplesort")
-    predicted = model.counts({k: float(v) for k, v in values.items()}, 4)["total"]
-    for key in ("par", "startup", "bytes"):
-        assert predicted[key] == pytest.approx(measured[key], rel=1e-12, abs=1e-9), key
-    assert any("samplesort.c" in f and "fit" in f for f in model.fallbacks)
+def test_samplesort_data_values_are_fitted(example_runs):
+    """samplesort's partition sizes are data (they arrive by MPI_Alltoall): the values recorded at
+    the loops they bound are fitted to a form of n and P, and the merge sort of what arrived stays
+    symbolic in that form (within 1 % at 8x, tested above)."""
+    model, _, _ = example_runs("samplesort")
+    data = [f for f in model.fallbacks if " value modeled as fit" in f]
+    assert any("'received'" in f and "n/P" in f for f in data), model.fallbacks
 
 
 def test_fallbacks_name_file_and_line(example_runs):
