@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     c = subparsers.add_parser("machine", help="describe this machine's caches, line, page and memory")
     c.add_argument("--detect", action="store_true", help="detect this machine (the default)")
-    c.add_argument("-o", "--output", type=Path, help="write the description as JSON")
+    c.add_argument("-o", "--output", type=Path, help="write the description here (JSON; YAML when the name ends in .yaml or .yml)")
     c.set_defaults(func=run_machine)
 
 
@@ -122,7 +122,7 @@ def run_machine(args: argparse.Namespace) -> int:
     from perfeq.symbolic.linearize import Machine
 
     machine = Machine.detect()
-    text = machine.to_json()
+    text = machine.to_text(args.output)
     if args.output:
         write_atomic(args.output, text)
         print(f"wrote {args.output}", file=sys.stderr)

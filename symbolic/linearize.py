@@ -8,7 +8,7 @@ the run's allocation and declaration sizes resolve symbolically; accesses are th
 stores, assumed to be 8-byte words.
 
 The machine description (cache sizes, line, page, memory) is detected from Linux sysfs or read
-from a JSON file (``perfeq machine``).
+from a JSON or YAML file (``perfeq machine``).
 """
 
 from __future__ import annotations
@@ -47,15 +47,48 @@ class Machine:
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "version": 1, **asdict(self)}, indent=1) + "\n"
 
+    def to_yaml(self) -> str:
+        import yaml
+
+        header = "# perfeq machine description: caches, line, page and memory in bytes (edit for another machine)\n"
+        return header + yaml.safe_dump({"format": FORMAT, "version": 1, **asdict(self)}, sort_keys=False)
+
+    def to_text(self, path: str | Path | None = None) -> str:
+        """JSON, or YAML when ``path`` ends in .yaml or .yml."""
+        return self.to_yaml() if path and Path(path).suffix.lower() in (".yaml", ".yml") else self.to_json()
+
     @classmethod
     def load(cls, path: str | Path) -> Machine:
+        """Read a description written by ``perfeq machine -o`` (JSON or YAML), or by hand."""
+        import yaml
+
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UsageError(f"{path}: cannot read the machine description: {exc}") from None
-        if data.get("format") != FORMAT:
-            raise UsageError(f"{path}: not a perfeq machine description (format {FORMAT})")
-        fields = {k: data[k] for k in ("name", "l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes")}
+            text = Path(path).read_text()
+            data = json.loads(text) if Path(path).suffix.lower() == ".json" else yaml.safe_load(text)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read the machine description: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+            raise UsageError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise UsageError(f"{path}: not a perfeq machine description (format: {FORMAT})")
+        if data.get("version") != 1:
+            raise UsageError(f"{path}: machine description version {data.get('version')!r} is not supported (1)")
+        fields: dict[str, Any] = {"name": str(data.get("name") or Path(path).stem)}
+        for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes"):
+            value = data.get(key)
+            if isinstance(value, str):
+                try:
+                    value = _bytes(value)
+                except ValueError:
+                    pass
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise UsageError(f"{path}: '{key}' must be a positive number of bytes (e.g. 32768 or 32K), "
+                                 f"got {value!r}")
+            fields[key] = value
         return cls(**fields)
 
     @classmethod

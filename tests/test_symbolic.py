@@ -17,6 +17,7 @@ from perfeq.instrument.compile import compile_instrumented
 from perfeq.pipeline import build_instrumented, find_example, model_example, run_small
 from perfeq.runtime.run import run_instrumented
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.linearize import Machine
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.model import build_model, load_model
 from perfeq.symbolic.observe import from_trace
@@ -199,3 +200,39 @@ def test_machine_detect(tmp_path, capsys):
     assert main(["machine", "--detect", "-o", str(path)]) == 0
     data = json.loads(path.read_text())
     assert data["l1_bytes"] > 0 and data["line_bytes"] > 0 and data["page_bytes"] > 0
+
+
+def test_machine_yaml_round_trip_and_hand_edits(kernels, tmp_path, capsys):
+    path = tmp_path / "machine.yaml"
+    assert main(["machine", "-o", str(path)]) == 0
+    text = path.read_text()
+    assert text.startswith("#") and "l1_bytes:" in text and "{" not in text  # YAML, not JSON
+    detected = Machine.detect()
+    assert Machine.load(path) == detected
+    # another machine by hand: sizes with K/M/G, used by perfeq counts
+    other = tmp_path / "other.yml"
+    other.write_text(text.replace(f"l1_bytes: {detected.l1_bytes}", "l1_bytes: 16K")
+                     .replace(f"l2_bytes: {detected.l2_bytes}", "l2_bytes: 1M"))
+    assert Machine.load(other).l1_bytes == 16 << 10 and Machine.load(other).l2_bytes == 1 << 20
+    model, trace = kernels
+    saved = tmp_path / "k.model.json"
+    model.save(saved)
+    assert main(["counts", str(saved), "n=4096", "steps=2", "P=4", "--machine", str(other), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out[out.index("{"):])["total"]["l2"] > 0
+
+
+@pytest.mark.parametrize("content,message", [
+    ("format: perfeq-machine-description\nversion: 1\nl1_bytes: [1\n", "not valid YAML"),
+    ("format: perfeq-machine-description\nversion: 1\nl1_bytes: 32K\n", "'l2_bytes' must be a positive number"),
+    ("format: something-else\n", "not a perfeq machine description"),
+])
+def test_machine_file_errors_are_one_line(tmp_path, capsys, kernels, content, message):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(content)
+    model, _ = kernels
+    saved = tmp_path / "k.model.json"
+    model.save(saved)
+    assert main(["counts", str(saved), "n=64", "steps=1", "P=2", "--machine", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and str(bad) in err and len(err.splitlines()) == 1
