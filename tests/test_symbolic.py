@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from perfeq.cli import main
 from perfeq.instrument.compile import compile_instrumented
-from perfeq.pipeline import build_instrumented, find_example, model_example, run_small
+from perfeq.pipeline import build_instrumented, find_example, load_catalog, model_example, run_small
 from perfeq.runtime.run import run_instrumented
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.linearize import Machine
@@ -168,6 +168,36 @@ def test_samplesort_data_values_are_fitted(example_runs):
     model, _, _ = example_runs("samplesort")
     data = [f for f in model.fallbacks if " value modeled as fit" in f]
     assert any("'received'" in f and "n/P" in f for f in data), model.fallbacks
+
+
+@pytest.mark.parametrize("name", [e.name for e in load_catalog()])
+def test_example_counts_properties(example_runs, name):
+    """For every example's model: counts are non-negative, messages, bytes and transitions are
+    whole numbers in total (per rank too, unless a collective's root moves through the ranks and
+    its messages are averaged over them, as gauss's pivot broadcasts), and every count grows (or
+    stays) with the main problem size."""
+    model, _, _ = example_runs(name)
+    averaged = any("averaged over ranks" in f for f in model.fallbacks)
+    example = find_example(name)
+    first = example.params[0]["name"]
+
+    @settings(max_examples=15, deadline=None)
+    @given(scale=st.integers(min_value=1, max_value=512), procs=st.integers(min_value=1, max_value=64))
+    def check(scale, procs):
+        values = {k: float(v) for k, v in example.small.items()}
+        values[first] = float(max(example.small[first] * scale, 4 * procs))  # the examples need n >= 3 P
+        counts = model.counts(values, procs)
+        bigger = model.counts({**values, first: 2 * values[first]}, procs)
+        for key in KEYS:
+            per_rank = np.array(counts["per_rank"][key])
+            assert (per_rank >= -1e-9).all(), (key, per_rank)
+            if key != "ops":
+                assert np.isclose(per_rank.sum(), np.round(per_rank.sum())), (key, per_rank)
+                if not averaged:
+                    assert np.allclose(per_rank, np.round(per_rank)), (key, per_rank)
+            assert bigger["total"][key] >= counts["total"][key] * (1 - 1e-12) - 1e-9, key
+
+    check()
 
 
 def test_fallbacks_name_file_and_line(example_runs):
