@@ -4,7 +4,9 @@ Each application is instrumented and run once at its small size to build its mod
 plain (uninstrumented) program is timed at every calibration point, and each run's predicted
 counts (the slowest rank's chi) are stored beside its time in a runs CSV, the input of
 ``perfeq fit``.  A rerun skips the points the runs file already holds, so a campaign can be
-resumed.  On a cluster, ``--slurm`` writes a batch script (from a jinja2 template) instead.
+resumed.  With ``builds`` (``--build O0=-O0 --build O3=-O3``) every point is timed once per build
+configuration, its name stored in the runs' ``build`` column: the "systems" of ``perfeq scaling``.
+On a cluster, ``--slurm`` writes a batch script (from a jinja2 template) instead.
 """
 
 from __future__ import annotations
@@ -32,22 +34,26 @@ class Point:
     values: dict[str, int]
     procs: int
     rep: int
+    build: str = ""  # build configuration name, "" for the default build
 
     @property
     def params(self) -> str:
         return ";".join(f"{k}={v}" for k, v in self.values.items())
 
     def key(self) -> tuple:
-        return (self.example.name, tuple(sorted(self.values.items())), self.procs, self.rep)
+        return (self.example.name, tuple(sorted(self.values.items())), self.procs, self.rep, self.build)
 
 
-def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None) -> list[Point]:
+def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None,
+         builds: tuple[str, ...] = ("",)) -> list[Point]:
+    """Every point; the builds alternate innermost, so slow drifts of the machine hit them alike."""
     points = []
     for example in examples:
         for values in sizes or example.calibration():
             for p in procs:
                 for rep in range(reps):
-                    points.append(Point(example, dict(values), p, rep))
+                    for build in builds:
+                        points.append(Point(example, dict(values), p, rep, build))
     return points
 
 
@@ -57,20 +63,27 @@ def _done(path: Path) -> set[tuple]:
     keys = set()
     for run in read_runs(path):
         values = {k: int(float(v)) for k, v in parse_params(run.params).items()}
-        keys.add((run.app, tuple(sorted(values.items())), run.procs, run.rep))
+        keys.add((run.app, tuple(sorted(values.items())), run.procs, run.rep, run.build))
     return keys
 
 
 def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: list[int], reps: int,
                  launcher: str | None = None, small_procs: int = 2,
-                 progress: Callable[[str], None] | None = None) -> list[Run]:
-    """Time every calibration point not yet in ``output``; append each run as it finishes."""
+                 progress: Callable[[str], None] | None = None,
+                 builds: dict[str, tuple[str, ...]] | None = None) -> list[Run]:
+    """Time every calibration point not yet in ``output``; append each run as it finishes.
+
+    ``builds`` maps build names to the flags that replace ``-O2`` (e.g. ``{"O0": ("-O0",)}``);
+    every point is then timed once per build.  The model (counts) comes from one instrumented
+    default build: the counts are those of the source and do not depend on the flags.
+    """
     from perfeq.symbolic.linearize import Machine
     from perfeq.symbolic.model import build_model
 
     say = progress or (lambda text: print(text, file=sys.stderr))
     done = _done(output)
-    points = [p for p in plan(examples, procs, reps) if p.key() not in done]
+    builds = builds or {"": None}
+    points = [p for p in plan(examples, procs, reps, builds=tuple(builds)) if p.key() not in done]
     if not points:
         say(f"calibrate: every point is already in {output}")
         return []
@@ -86,15 +99,20 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
             trace = run_small(example, inst, example.small, small_procs, workdir / f"{example.name}.trace")
             models[example.name] = build_model([trace])
             models[example.name].save(workdir / f"{example.name}.model.json")
-            binaries[example.name] = build_plain(example, workdir / "plain")
-        seconds = time_run(binaries[example.name], example.argv(point.values), point.procs, launcher=launcher)
+        if (example.name, point.build) not in binaries:
+            folder = workdir / "plain" / point.build if point.build else workdir / "plain"
+            binaries[example.name, point.build] = build_plain(example, folder, builds[point.build])
+        binary = binaries[example.name, point.build]
+        seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
         counts = models[example.name].counts({k: float(v) for k, v in point.values.items()}, point.procs, 1, machine)
         slowest = {cost: float(counts["slowest"].get(cost, 0.0)) for cost in COSTS}
         run = Run(example.name, point.params, point.procs, seconds, slowest, threads=1, rep=point.rep, host=host,
-                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build)
         append_runs(output, [run])
         written.append(run)
-        say(f"[{index:3d}/{len(points)}] {example.name} {point.params} P={point.procs} rep {point.rep}: {seconds:.3f} s")
+        build = f" build {point.build}" if point.build else ""
+        say(f"[{index:3d}/{len(points)}] {example.name} {point.params} P={point.procs}{build} rep {point.rep}: "
+            f"{seconds:.3f} s")
     return written
 
 

@@ -26,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also applications the catalog marks as not fit for calibration (poorly modeled)")
     c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
     c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
+    c.add_argument("--build", action="append", metavar="NAME=FLAGS", dest="builds",
+                   help="time every point once per build configuration: FLAGS replace -O2 "
+                   "(e.g. --build O0=-O0 --build O3='-O3 -march=native'); NAME goes into the runs' build column")
     c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}')")
     c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder)")
     c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
@@ -77,13 +80,39 @@ def _procs(text: str) -> list[int]:
     return procs
 
 
+def _builds(texts: list[str] | None) -> dict[str, tuple[str, ...]] | None:
+    """``["O0=-O0", "O3=-O3 -funroll-loops"]`` -> ``{"O0": ("-O0",), "O3": ("-O3", "-funroll-loops")}``."""
+    import re
+    import shlex
+
+    if not texts:
+        return None
+    builds: dict[str, tuple[str, ...]] = {}
+    for text in texts:
+        name, sep, flags = text.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", name):
+            raise UsageError(f"--build {text}: expected NAME=FLAGS with a name of letters, digits, _ . + -, "
+                             "e.g. --build O3=-O3")
+        if name in builds:
+            raise UsageError(f"--build {name} is given twice")
+        try:
+            builds[name] = tuple(shlex.split(flags))
+        except ValueError as exc:
+            raise UsageError(f"--build {text}: {exc}") from None
+    return builds
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
     from .calibrate import plan, run_campaign, write_slurm_script
 
     examples = _examples(args)
     procs = _procs(args.procs)
+    builds = _builds(args.builds)
     if args.reps < 1:
         raise UsageError("--reps must be at least 1")
+    if builds and (args.slurm or args.import_times):
+        raise UsageError("--build works with campaigns run here; --slurm and --import-times take the default build")
     with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
         workdir = args.workdir or Path(tmp)
         if args.slurm:
@@ -97,7 +126,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
             return 0
         if args.import_times:
             return _import_times(args, examples, workdir)
-        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher)
+        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds)
     print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
     return 0
 

@@ -1,5 +1,9 @@
 """The runs CSV (format ``perfeq-runs`` version 1): one measured run per row, with its counts.
 
+The optional ``build`` column names the build configuration a run's binary was compiled with
+(``perfeq calibrate --build O3=-O3``); it is written only when some run has one, so files of a
+campaign without builds look exactly as before.
+
 Input of the fitting stage: ``fit_machine`` regresses ``time_s`` on the count columns.  The reader
 validates every field and names the line of the first bad one; see docs/runs-csv.md.
 """
@@ -25,9 +29,10 @@ FORMAT = "perfeq-runs"
 VERSION = 1
 MAGIC = f"# {FORMAT} {VERSION}"
 ID_COLUMNS = ("app", "params", "procs", "threads", "rep", "time_s")
-TAIL_COLUMNS = ("host", "timestamp")
+TAIL_COLUMNS = ("host", "build", "timestamp")
+OPTIONAL_TAIL = ("build",)  # written only when some run has a value
 REQUIRED_COLUMNS = ("app", "params", "procs", "time_s")
-_DEFAULTS = {"threads": "1", "rep": "0", "host": "", "timestamp": ""}
+_DEFAULTS = {"threads": "1", "rep": "0", "host": "", "build": "", "timestamp": ""}
 _MAGIC_RE = re.compile(r"#\s*perfeq-runs\s+(\S+)\s*$")
 _PARAM_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -45,12 +50,14 @@ class Run:
     rep: int = 0
     host: str = ""
     timestamp: str = ""  # ISO 8601, or ""
+    build: str = ""  # build configuration, e.g. "O3" (perfeq calibrate --build), or ""
     where: str = field(default="", compare=False)  # "runs.csv:17" when read from a file
 
     @property
     def label(self) -> str:
         """A short name for tables and messages, e.g. ``jacobi[n=512] P=4 rep 0``."""
-        return f"{self.app}[{self.params}] P={self.procs} rep {self.rep}"
+        build = f" build {self.build}" if self.build else ""
+        return f"{self.app}[{self.params}] P={self.procs}{build} rep {self.rep}"
 
 
 def parse_params(text: str) -> dict[str, str]:
@@ -119,7 +126,8 @@ def write_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
     """Write ``runs`` as a whole new runs CSV (temp file + rename: never half-written)."""
     runs = tuple(runs)
     costs = _count_columns(runs)
-    write_atomic(path, f"{MAGIC}\n{_format_rows(costs, runs, header=True)}")
+    columns = _columns(costs, build=any(run.build for run in runs))
+    write_atomic(path, f"{MAGIC}\n{_format_rows(columns, runs, header=True)}")
 
 
 def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
@@ -135,13 +143,16 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
         return
     costs = _count_columns(runs)
     existing = _header_of(target)
-    if existing != _columns(costs):
+    build = any(run.build for run in runs)
+    # runs without a build go into a file with a build column (empty field), not the other way round
+    columns = _columns(costs, build=build or existing == _columns(costs, build=True))
+    if existing != columns:
         raise FitError(
-            f"columns are {','.join(existing)}; the new runs have {','.join(_columns(costs))}; "
+            f"columns are {','.join(existing)}; the new runs have {','.join(columns)}; "
             "write them to a new file",
             location=str(target),
         )
-    text = _format_rows(costs, runs, header=False)
+    text = _format_rows(columns, runs, header=False)
     with open(target, "r+", encoding="utf-8", newline="") as handle:
         handle.seek(0, os.SEEK_END)
         if handle.tell() > 0:
@@ -153,8 +164,9 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
         os.fsync(handle.fileno())
 
 
-def _columns(costs: Iterable[str]) -> tuple[str, ...]:
-    return (*ID_COLUMNS, *costs, *TAIL_COLUMNS)
+def _columns(costs: Iterable[str], build: bool = False) -> tuple[str, ...]:
+    tail = TAIL_COLUMNS if build else tuple(c for c in TAIL_COLUMNS if c not in OPTIONAL_TAIL)
+    return (*ID_COLUMNS, *costs, *tail)
 
 
 def _check_magic(line: str, where: str) -> None:
@@ -173,7 +185,8 @@ def _check_header(fields: list[str], where: str) -> list[str]:
             raise FitError("'const' is not a column: it is the fit's --intercept term", location=where)
         if column not in known:
             raise FitError(
-                f"unknown column '{column}'; accepted: {', '.join(_columns(COSTS))}", location=where
+                f"unknown column '{column}'; accepted: {', '.join(_columns(COSTS, build=True))}",
+                location=where,
             )
     duplicates = sorted({column for column in names if names.count(column) > 1})
     if duplicates:
@@ -224,6 +237,7 @@ def _parse_row(header: list[str], fields: list[str], where: str) -> Run:
         counts=dict(sorted(counts.items(), key=lambda item: COSTS.index(item[0]))),
         host=row["host"],
         timestamp=row["timestamp"],
+        build=row["build"],
         where=where,
     )
 
@@ -263,27 +277,28 @@ def _count_columns(runs: tuple[Run, ...]) -> tuple[str, ...]:
     return costs
 
 
-def _format_rows(costs: tuple[str, ...], runs: tuple[Run, ...], *, header: bool) -> str:
+def _format_rows(columns: tuple[str, ...], runs: tuple[Run, ...], *, header: bool) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if header:
-        writer.writerow(_columns(costs))
+        writer.writerow(columns)
     for run in runs:
-        text_fields = (run.app, run.params, run.host, run.timestamp)
+        text_fields = (run.app, run.params, run.host, run.build, run.timestamp)
         if any("\n" in text or "\r" in text for text in text_fields):
             raise FitError(f"run {run.label}: text fields cannot contain line breaks")
+        fields = {
+            "app": run.app,
+            "params": run.params,
+            "procs": run.procs,
+            "threads": run.threads,
+            "rep": run.rep,
+            "time_s": repr(float(run.time_s)),
+            "host": run.host,
+            "build": run.build,
+            "timestamp": run.timestamp,
+        }
         writer.writerow(
-            (
-                run.app,
-                run.params,
-                run.procs,
-                run.threads,
-                run.rep,
-                repr(float(run.time_s)),
-                *(_format_count(run.counts[cost]) for cost in costs),
-                run.host,
-                run.timestamp,
-            )
+            [fields[name] if name in fields else _format_count(run.counts[name]) for name in columns]
         )
     return buffer.getvalue()
 

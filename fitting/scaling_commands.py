@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from perfeq.errors import UsageError
 from perfeq.files import write_atomic
@@ -157,6 +158,11 @@ def run_scaling(args: argparse.Namespace, stdout=None) -> int:
     work = read_rate_table(args.work, "code", "work") if args.work else None
     peak = read_rate_table(args.peak, "system", "peak") if args.peak else None
     report = analyse_scaling(frame, options, work=work, peak=peak, source=args.runs)
+    if frame.attrs.get("systems_from") == "build":
+        note = (
+            "systems are the build configurations of the runs (column build); --system-column host for hosts"
+        )
+        report = replace(report, notes=(note, *report.notes))
     if args.output:
         write_atomic(args.output, dumps(report))
     written = []

@@ -125,8 +125,9 @@ def scaling_frame_from_runs(
     """Map a runs table (perfeq-runs 1 columns) to the canonical frame.
 
     code = ``app``, or ``app[params]`` with ``code_key="app+params"`` (the size parameter, when
-    given, is left out of the code and becomes ``n``); system = ``system_column`` (default ``host``
-    if present, else the single system ``"this"``); p = ``procs``, times ``threads`` when
+    given, is left out of the code and becomes ``n``); system = ``system_column`` (default: the
+    ``build`` column when it names builds, as ``host/build`` when there are several hosts; else
+    ``host`` if present; else the single system ``"this"``); p = ``procs``, times ``threads`` when
     ``p_from="procs*threads"`` and threads > 1.
     """
     if code_key not in CODE_KEYS:
@@ -161,17 +162,21 @@ def scaling_frame_from_runs(
             _code_name(app, {k: v for k, v in values.items() if k != size_param})
             for app, values in zip(apps, params, strict=True)
         ]
+    systems = _run_system_names(runs, system_column, source)
     frame = pd.DataFrame(
         {
             "code": codes,
-            "system": _system_names(runs, system_column, "host", source),
+            "system": systems,
             "p": p,
             "time": _numeric(runs, "time_s", source, line_numbers, minimum=None),
             "n": size,
             "line": line_numbers,
         }
     )
-    return _with_optional_rates(frame, runs, source, line_numbers)
+    frame = _with_optional_rates(frame, runs, source, line_numbers)
+    if system_column is None and any(name.strip() for name in _column_or(runs, "build", "")):
+        frame.attrs["systems_from"] = "build"  # said in the report: the systems are build configurations
+    return frame
 
 
 def scaling_frame_from_table(
@@ -434,6 +439,23 @@ def _code_name(app: str, params: Mapping[str, str]) -> str:
     if not params:
         return app
     return f"{app}[{';'.join(f'{k}={v}' for k, v in params.items())}]"
+
+
+def _run_system_names(runs: pd.DataFrame, column: str | None, source: str) -> list[str]:
+    """Systems of runs: ``column`` if given; else the build configuration (``perfeq calibrate
+    --build``), prefixed by the host when the runs come from more than one host; else the host."""
+    builds = _column_or(runs, "build", "")
+    if column is not None or not any(name.strip() for name in builds):
+        return _system_names(runs, column, "host", source)
+    hosts = [name.strip() for name in _column_or(runs, "host", "")]
+    several = len({name for name in hosts if name}) > 1
+    names = []
+    for build, host in zip((name.strip() for name in builds), hosts, strict=True):
+        if several:
+            names.append(f"{host or DEFAULT_SYSTEM}/{build}" if build else host or DEFAULT_SYSTEM)
+        else:
+            names.append(build or host or DEFAULT_SYSTEM)
+    return names
 
 
 def _system_names(table: pd.DataFrame, column: str | None, default_column: str, source: str) -> list[str]:

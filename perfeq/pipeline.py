@@ -17,7 +17,7 @@ from pathlib import Path
 from perfeq.errors import BuildError, RunError, UsageError
 from perfeq.toolchain import find_mpi, mpi_env
 
-CFLAGS = ("-std=c99", "-O2")
+OPT_FLAGS = ("-O2",)  # the default build; perfeq calibrate --build NAME=FLAGS replaces these
 
 
 @dataclass(frozen=True)
@@ -77,15 +77,18 @@ def find_example(name: str, folder: Path | None = None) -> Example:
     raise UsageError(f"no example named {name!r} (have: {', '.join(e.name for e in catalog)})")
 
 
-def compile_command(example: Example, output: Path) -> list[str]:
-    flags = [*CFLAGS, "-fopenmp"] if example.openmp else list(CFLAGS)
+def compile_command(example: Example, output: Path, opt_flags: tuple[str, ...] | None = None) -> list[str]:
+    """``mpicc -std=c99 -O2 [-fopenmp] source -o output -lm``; ``opt_flags`` replace ``-O2``."""
+    flags = ["-std=c99", *(OPT_FLAGS if opt_flags is None else opt_flags)]
+    if example.openmp:
+        flags.append("-fopenmp")
     return [find_mpi().mpicc, *flags, str(example.source), "-o", str(output), "-lm"]
 
 
-def build_plain(example: Example, folder: Path) -> Path:
+def build_plain(example: Example, folder: Path, opt_flags: tuple[str, ...] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     binary = folder / example.name
-    _run_compiler(compile_command(example, binary))
+    _run_compiler(compile_command(example, binary, opt_flags))
     return binary
 
 
