@@ -3,7 +3,9 @@
 Calibrates on the bundled examples (perfeq calibrate), then, leaving each application out in turn,
 fits the machine on the others and predicts the left-out one's runs (sizes 8x and more beyond its
 instrumentation runs, P = 1 and 2): prints per application runs, sigma, mean time, COV, average
-relative error, and the coverage of the 95 % prediction intervals, via perfeq validate.
+relative error, and the coverage of the 95 % prediction intervals, via perfeq validate: first with
+the between-application error in the intervals (perfeq's default for a program the fit never saw),
+then the same runs with the fit's own error only (--within-fit-intervals), for comparison.
 
     python benchmarks/prediction_accuracy.py [--reps 3] [--costs ops,bytes] [--keep DIR]
 """
@@ -31,7 +33,12 @@ def main(argv: list[str] | None = None) -> int:
         status = perfeq(["calibrate", "--reps", str(args.reps), "-o", str(runs)])
         if status:
             return status
-        return perfeq(["validate", str(runs), "--costs", args.costs, "--intercept", "-o", str(folder / "validation")])
+        common = ["validate", str(runs), "--costs", args.costs, "--intercept"]
+        status = perfeq([*common, "-o", str(folder / "validation")])
+        if status:
+            return status
+        print()
+        return perfeq([*common, "--within-fit-intervals", "-o", str(folder / "validation-within-fit")])
 
 
 if __name__ == "__main__":

@@ -79,6 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     v.add_argument(
         "--level", type=float, default=0.95, help="level of the prediction intervals (default 0.95)"
     )
+    v.add_argument(
+        "--within-fit-intervals",
+        action="store_true",
+        help="prediction intervals without the between-application error (the fit's own error only; "
+        "by default they add it, estimated from the training applications alone)",
+    )
     v.add_argument("--json", action="store_true", help="print the results as JSON instead of the table")
     v.set_defaults(func=run_validate)
 
@@ -208,7 +214,14 @@ def run_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output}: exists and is not a folder")
     runs = read_runs(args.runs)
     costs = _cost_list(args.costs) if args.costs is not None else None
-    result = cross_validate(runs, costs, weighting=args.weighting, intercept=args.intercept, level=args.level)
+    result = cross_validate(
+        runs,
+        costs,
+        weighting=args.weighting,
+        intercept=args.intercept,
+        level=args.level,
+        between_app=not args.within_fit_intervals,
+    )
     written = write_validation(result, args.output)
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

@@ -7,6 +7,7 @@ units and returns a MachineProfile (profile.py) with costs, covariance and fit q
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,9 +15,9 @@ import statsmodels.api as sm
 
 from perfeq.errors import FitError
 
-from .costs import cost_spec
+from .costs import INTERCEPT, cost_spec
 from .design import Design, build_design, collinearity, collinearity_warnings
-from .profile import WEIGHTINGS, CostEstimate, MachineProfile, RunSummary, now_iso
+from .profile import WEIGHTINGS, BetweenApp, CostEstimate, MachineProfile, RunSummary, now_iso
 from .runs import Run
 
 SIGNIFICANCE = 0.05  # costs with a larger p-value are flagged as not significantly different from zero
@@ -30,6 +31,7 @@ def fit_machine(
     *,
     drop_empty: bool = False,
     level: float = 0.95,
+    between_app: bool = True,
 ) -> MachineProfile:
     """Fit the machine costs beta in ``t = chi @ beta + e`` from calibration runs.
 
@@ -54,6 +56,10 @@ def fit_machine(
         Drop cost columns that are zero in every run (with a warning) instead of refusing.
     level : float
         Confidence level of the per-cost intervals.
+    between_app : bool
+        With runs of two or more applications, also estimate the between-application error
+        (:func:`between_application_error`), which prediction intervals for an application the fit
+        never saw add to the fit's own error.
 
     Returns
     -------
@@ -91,7 +97,102 @@ def fit_machine(
     else:
         weights = np.ones_like(time_s)
     result, scale = _solve(design.matrix, time_s, weights)
-    return _profile(design, result, scale, weights, weighting, level, notes)
+    profile = _profile(design, result, scale, weights, weighting, level, notes)
+    if not between_app:
+        return profile
+    estimate, reason = between_application_error(runs, costs, weighting=weighting, intercept=intercept)
+    if estimate is not None:
+        return replace(profile, between_app=estimate)
+    if len(profile.apps) > 1:  # with one application there is nothing to estimate it from; predict says so
+        return replace(profile, warnings=(*profile.warnings, reason))
+    return profile
+
+
+def between_application_error(
+    runs: Sequence[Run],
+    costs: Sequence[str] | None = None,
+    weighting: str = "relative",
+    intercept: bool = False,
+) -> tuple[BetweenApp | None, str]:
+    """Estimate the error of predicting an application the fit never saw, beyond the fit's intervals.
+
+    Each application k of ``runs`` is left out in turn, the costs are fitted on the others, and k's
+    runs are predicted: errors r_kj = (t_hat - t) / t_hat under ``relative`` weighting (seconds,
+    t_hat - t, under ``none``; positive when the prediction is too high).  With m_k their mean over
+    k's n_k runs, s_w^2 their pooled variance within applications, and v_k the mean variance the
+    held-out fit itself attributes to t_hat (x' C x, relative to t_hat^2 under ``relative``):
+
+        tau^2 = max(0, mean over k of (m_k^2 - s_w^2 / n_k - v_k))
+
+    the part of the squared held-out bias that neither run-to-run noise nor the uncertainty of the
+    costs explains.  m_k is not centered: a bias shared by all applications is an error too.  With K
+    applications, tau^2 is given K - 1 degrees of freedom (the m_k are leave-one-out errors of the
+    same runs, not independent draws).  Prediction intervals for a new application use
+    Var = x' C x + (sigma^2 + tau^2) t_hat^2 (``relative``), see predict.py.  Each fold drops cost
+    columns that are zero in its training runs, as ``cross_validate`` does.
+
+    Returns the estimate, or None and the reason when there are fewer than two applications or fewer
+    than two folds could be fitted.
+    """
+    apps = list(dict.fromkeys(run.app for run in runs))
+    if len(apps) < 2:
+        return None, (
+            f"runs of one application ({', '.join(apps)}): the between-application error cannot be "
+            "estimated, so prediction intervals for other programs hold only the fit's own error"
+        )
+    relative = weighting == "relative"
+    residuals: dict[str, np.ndarray] = {}
+    fit_variance: dict[str, float] = {}
+    failed: list[str] = []
+    for app in apps:
+        try:
+            fold = fit_machine(
+                [run for run in runs if run.app != app],
+                costs,
+                weighting=weighting,
+                intercept=intercept,
+                drop_empty=True,
+                between_app=False,
+            )
+        except FitError:
+            failed.append(app)
+            continue
+        names = fold.names
+        beta = np.array([fold.costs[name].value for name in names])
+        cov = np.array([[fold.covariance[row][col] for col in names] for row in names])
+        mine = [run for run in runs if run.app == app]
+        x = np.array(
+            [[1.0 if name == INTERCEPT else run.counts.get(name, 0.0) for name in names] for run in mine]
+        )
+        t_hat = x @ beta
+        t = np.array([run.time_s for run in mine])
+        var = np.einsum("ij,jk,ik->i", x, cov, x)
+        if relative:
+            usable = t_hat > 0
+            if not usable.any():
+                failed.append(app)
+                continue
+            residuals[app] = (t_hat[usable] - t[usable]) / t_hat[usable]
+            fit_variance[app] = float(np.mean(var[usable] / t_hat[usable] ** 2))
+        else:
+            residuals[app] = t_hat - t
+            fit_variance[app] = float(np.mean(var))
+    if len(residuals) < 2:
+        return None, (
+            f"the between-application error could not be estimated: only {len(residuals)} of {len(apps)} "
+            f"applications could be predicted from a fit on the others (failed: {', '.join(failed)})"
+        )
+    n_runs = sum(len(r) for r in residuals.values())
+    means = {app: float(np.mean(r)) for app, r in residuals.items()}
+    if n_runs > len(residuals):
+        within = sum(float(np.sum((r - r.mean()) ** 2)) for r in residuals.values()) / (
+            n_runs - len(residuals)
+        )
+    else:  # one run per application: the within-application noise is not separable from the bias
+        within = 0.0
+    excess = [means[app] ** 2 - within / len(r) - fit_variance[app] for app, r in residuals.items()]
+    tau2 = max(0.0, float(np.mean(excess)))
+    return BetweenApp(sigma=float(np.sqrt(tau2)), df=len(residuals) - 1, app_bias=means), ""
 
 
 def _solve(matrix: pd.DataFrame, time_s: np.ndarray, weights: np.ndarray):

@@ -36,8 +36,10 @@ class Prediction:
     """A predicted run time with its uncertainty.
 
     ``mean_interval`` is the confidence interval of the expected time (uncertainty of the costs only);
-    ``prediction_interval`` is where a single new run is expected to fall (adds the run-to-run error).
-    Both are None for a manual profile; ``intervals_note`` then says why.
+    ``prediction_interval`` is where a single new run is expected to fall (adds the run-to-run error,
+    and for an application the fit never saw the between-application error ``between_app_sigma``;
+    ``prediction_note`` says which).  Both are None for a manual profile; ``intervals_note`` then
+    says why.
     """
 
     time_s: float
@@ -54,6 +56,9 @@ class Prediction:
     intervals_note: str | None
     profile_source: str
     weighting: str | None
+    between_app_sigma: float | None = None  # added to the prediction interval (profile's sigma unit)
+    prediction_df: float | None = None  # degrees of freedom of the prediction interval's t quantile
+    prediction_note: str | None = None  # what the prediction interval holds
 
     def to_dict(self) -> dict:
         """JSON-ready form (tuples become lists)."""
@@ -67,6 +72,7 @@ def predict(
     level: float = 0.95,
     *,
     extrapolation_factor: float = 10.0,
+    application: str | None = None,
 ) -> Prediction:
     """Predict the run time for ``counts`` on the machine described by ``profile``.
 
@@ -84,6 +90,10 @@ def predict(
         Confidence level of both intervals (t distribution with the fit's residual degrees of freedom).
     extrapolation_factor : float
         Warn when a dominant count exceeds this multiple of its largest calibration value.
+    application : str, optional
+        Name of the program predicted.  Unless it is one of the applications the profile was fitted
+        on, it is a new application, and the prediction interval adds the profile's
+        between-application error (when the profile has one).
 
     Returns
     -------
@@ -95,6 +105,14 @@ def predict(
     fit's error variance: sigma^2 under ``none`` weighting; under ``relative`` weighting (WLS with
     weights 1/t^2) the error variance of a run is sigma^2 t^2, so with the unknown t replaced by the
     prediction, Var(run) = x' C x + sigma^2 t_hat^2 (sigma is then a relative error).
+
+    A new application carries a bias of its own that the fit's residuals do not show; the profile's
+    between-application error tau (estimated by leaving each calibration application out, see
+    ``fit.between_application_error``) adds tau^2 t_hat^2 (tau^2 under ``none``) to Var(run).  The t
+    quantile of the prediction interval then has Welch-Satterthwaite degrees of freedom
+    (a + c)^2 / (a^2 / df_resid + c^2 / df_tau), a = x' C x + sigma^2 t_hat^2 and c the added term,
+    since tau^2 rests on only as many applications as were fitted.  The confidence interval of the
+    mean is unchanged.
     """
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
@@ -114,18 +132,27 @@ def predict(
         notes.append(
             f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts"
         )
-    mean_se = run_se = mean_interval = prediction_interval = None
+    mean_se = run_se = mean_interval = prediction_interval = tau = run_df = kind = None
     note = NO_INTERVALS
     if profile.has_intervals:
         note = None
         names = profile.names
         cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
         mean_var = max(float(x @ cov @ x), 0.0)
-        run_error = profile.sigma**2 * (time_s**2 if profile.weighting == "relative" else 1.0)
-        mean_se, run_se = math.sqrt(mean_var), math.sqrt(mean_var + run_error)
+        unit = time_s**2 if profile.weighting == "relative" else 1.0
+        within = mean_var + profile.sigma**2 * unit
+        tau, kind = _between_app(profile, application)
+        added = 0.0 if tau is None else tau**2 * unit
+        mean_se, run_se = math.sqrt(mean_var), math.sqrt(within + added)
         q = float(stats.t.ppf(0.5 + level / 2.0, profile.df_resid))
+        run_df = float(profile.df_resid)
+        if added > 0:
+            run_df = (within + added) ** 2 / (
+                within**2 / profile.df_resid + added**2 / profile.between_app.df
+            )
+        q_run = float(stats.t.ppf(0.5 + level / 2.0, run_df))
         mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
-        prediction_interval = (time_s - q * run_se, time_s + q * run_se)
+        prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
     return Prediction(
         time_s=time_s,
         level=level,
@@ -143,6 +170,30 @@ def predict(
         intervals_note=note,
         profile_source=profile.source,
         weighting=profile.weighting,
+        between_app_sigma=tau,
+        prediction_df=run_df,
+        prediction_note=kind,
+    )
+
+
+def _between_app(profile: MachineProfile, application: str | None) -> tuple[float | None, str]:
+    """The between-application error to add (None: none) and a sentence saying what the interval holds."""
+    between = profile.between_app
+    if application is not None and application in profile.apps:
+        return None, (
+            f"'{application}' is one of the fitted applications: the prediction interval holds the fit's "
+            "own error only"
+        )
+    if between is None:
+        return None, (
+            "the profile has no between-application error (fitted on one application, or written by an "
+            "older perfeq): for a program the fit never saw, the prediction interval holds the fit's own "
+            "error only and is likely too narrow"
+        )
+    size = f"{100 * between.sigma:.3g} %" if profile.weighting == "relative" else f"{between.sigma:.3g} s"
+    return between.sigma, (
+        f"for an application the fit never saw: includes a between-application error of {size} "
+        f"(estimated by leaving each of {between.df} calibration applications out in turn)"
     )
 
 

@@ -50,6 +50,23 @@ class RunSummary:
 
 
 @dataclass(frozen=True)
+class BetweenApp:
+    """The error of a prediction for an application the fit never saw, beyond the fit's own intervals.
+
+    Each calibration application is predicted from a fit on the others (leave one application out);
+    its mean held-out error is its bias.  ``sigma`` is the standard deviation of that bias which the
+    fit's covariance and run-to-run error do not already account for (same unit as the profile's
+    ``sigma``: relative under ``relative`` weighting, seconds under ``none``), estimated from
+    ``df`` applications.  ``app_bias`` is each application's mean held-out error in that unit.
+    """
+
+    sigma: float
+    df: int
+    app_bias: Mapping[str, float]
+    method: str = "leave-one-application-out"
+
+
+@dataclass(frozen=True)
 class MachineProfile:
     """Machine costs for one machine, with their uncertainty when they were fitted.
 
@@ -75,6 +92,12 @@ class MachineProfile:
     runs: tuple[RunSummary, ...] = ()
     calibration_range: Mapping[str, tuple[float, float]] | None = None  # min, max count per cost
     warnings: tuple[str, ...] = field(default=())
+    between_app: BetweenApp | None = None  # None: one application, or not estimated
+
+    @property
+    def apps(self) -> frozenset[str]:
+        """The applications whose runs were fitted."""
+        return frozenset(run.app for run in self.runs)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -115,6 +138,8 @@ class MachineProfile:
             calibration_range={name: list(bounds) for name, bounds in (self.calibration_range or {}).items()},
             warnings=list(self.warnings),
         )
+        if self.between_app is not None:
+            data["between_app"] = {**asdict(self.between_app), "app_bias": dict(self.between_app.app_bias)}
         return data
 
     @classmethod
@@ -224,6 +249,27 @@ def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
         n_runs=data.get("n_runs"),
         runs=runs,
         calibration_range=ranges,
+        between_app=_between_app(data.get("between_app"), f"{where}: between_app"),
+    )
+
+
+def _between_app(entry: Any, where: str) -> BetweenApp | None:
+    if entry is None:
+        return None
+    if not isinstance(entry, Mapping):
+        raise FitError("expected a mapping with sigma, df, app_bias and method", location=where)
+    sigma = _number(entry, "sigma", where)
+    df = entry.get("df")
+    if not isinstance(df, int) or isinstance(df, bool) or df < 1 or sigma < 0:
+        raise FitError(
+            f"'df' is {df!r} and 'sigma' {sigma!r}; expected an integer >= 1 and sigma >= 0", location=where
+        )
+    bias = _get(entry, "app_bias", Mapping, where)
+    return BetweenApp(
+        sigma=sigma,
+        df=df,
+        app_bias={str(app): _number(bias, app, f"{where}: app_bias") for app in bias},
+        method=str(entry.get("method", "leave-one-application-out")),
     )
 
 

@@ -47,6 +47,16 @@ def format_profile(profile: MachineProfile) -> str:
             f"R^2 ({profile.rsquared_kind}) {profile.rsquared:.6g}   sigma {_sigma(profile)}   "
             f"condition number {profile.condition_number:.3g}"
         )
+        between = profile.between_app
+        if between is not None:
+            unit = 100.0 if profile.weighting == "relative" else 1.0
+            suffix = " %" if profile.weighting == "relative" else " s"
+            biases = ", ".join(f"{app} {unit * bias:+.3g}{suffix}" for app, bias in between.app_bias.items())
+            lines.append(
+                f"between-application error {unit * between.sigma:.3g}{suffix} ({between.df} applications, "
+                f"each predicted from a fit on the others; mean error {biases}): added to prediction "
+                "intervals for applications the fit never saw"
+            )
     lines.extend(_warnings(profile.warnings))
     return "\n".join(lines)
 
@@ -60,6 +70,8 @@ def format_prediction(prediction: Prediction) -> str:
         lines.append(f"  {percent}% confidence interval of the mean  [{low:.4g}, {high:.4g}] s")
         low, high = prediction.prediction_interval
         lines.append(f"  {percent}% prediction interval of one run   [{low:.4g}, {high:.4g}] s")
+        if prediction.prediction_note:
+            lines.append(f"    ({prediction.prediction_note})")
     else:
         lines.append(f"  {prediction.intervals_note}")
     lines.append("by cost:")

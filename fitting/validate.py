@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +63,7 @@ class Summary:
     coverage: float | None  # share of runs inside their prediction interval
     fitted_on: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    between_app_sigma: float | None = None  # between-application error in this app's intervals
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Validation:
     summaries: list[Summary]
     overall: Summary
     skipped: dict[str, str] = field(default_factory=dict)
+    between_app: bool = True  # prediction intervals include the between-application error
 
     def to_dict(self) -> dict:
         return {
@@ -84,6 +86,7 @@ class Validation:
             "weighting": self.weighting,
             "intercept": self.intercept,
             "costs": self.costs,
+            "between_app": self.between_app,
             "summary": [asdict(s) for s in (*self.summaries, self.overall)],
             "skipped": self.skipped,
             "runs": [asdict(r) for r in self.runs],
@@ -96,6 +99,7 @@ def cross_validate(
     weighting: str = "relative",
     intercept: bool = False,
     level: float = 0.95,
+    between_app: bool = True,
 ) -> Validation:
     """Leave each application out in turn: fit on the others, predict its runs.
 
@@ -108,6 +112,11 @@ def cross_validate(
         of that fold (and noted).
     level : float
         Level of the prediction intervals; their coverage is reported.
+    between_app : bool
+        Prediction intervals for the held-out application include the between-application error,
+        estimated (``fit.between_application_error``) by leaving each *training* application out in
+        turn: the held-out application takes no part in it, so the coverage is an honest check.
+        False: the fit's own error only (what intervals for a program in the fit would hold).
 
     Raises
     ------
@@ -132,7 +141,13 @@ def cross_validate(
         training = [run for run in runs if run.app != app]
         try:
             profile = fit_machine(
-                training, costs, weighting=weighting, intercept=intercept, drop_empty=True, level=level
+                training,
+                costs,
+                weighting=weighting,
+                intercept=intercept,
+                drop_empty=True,
+                level=level,
+                between_app=between_app,
             )
         except FitError as exc:
             skipped[app] = str(exc)
@@ -141,7 +156,7 @@ def cross_validate(
         predicted = []
         for run in (run for run in runs if run.app == app):
             priced = {name: run.counts[name] for name in profile.names if name in run.counts}
-            prediction = predict(profile, priced, level=level)
+            prediction = predict(profile, priced, level=level, application=app)
             notes.extend(note for note in prediction.warnings if note not in notes)
             low, high = prediction.prediction_interval or (None, None)
             inside = None if low is None else bool(low <= run.time_s <= high)
@@ -162,7 +177,8 @@ def cross_validate(
             )
         held.extend(predicted)
         others = tuple(a for a in apps if a != app)
-        summaries.append(summarize(app, predicted, others, tuple(notes)))
+        tau = profile.between_app.sigma if between_app and profile.between_app else None
+        summaries.append(replace(summarize(app, predicted, others, tuple(notes)), between_app_sigma=tau))
     if not held:
         first = next(iter(skipped.items()))
         raise FitError(f"no application could be predicted; leaving out {first[0]}: {first[1]}")
@@ -175,6 +191,7 @@ def cross_validate(
         summaries,
         summarize("all", held),
         skipped,
+        between_app,
     )
 
 
@@ -217,6 +234,15 @@ def format_validation(result: Validation) -> str:
         f"{', costs ' + ','.join(result.costs) if result.costs else ''}): each application predicted "
         "from a fit on the others"
     ]
+    if result.between_app:
+        lines.append(
+            f"{percent} prediction intervals for a new application: the fit's own error plus the "
+            "between-application error, estimated by leaving each training application out in turn"
+        )
+    else:
+        lines.append(
+            f"{percent} prediction intervals: the fit's own error only (no between-application error)"
+        )
     lines.append(
         f"{'application':<14} {'runs':>5} {'sigma (s)':>10} {'mean t (s)':>11} {'C.O.V.':>7} "
         f"{'avg |error|':>11} {'bias':>7} {'max |error|':>11} {'in ' + percent + ' PI':>10}"
@@ -233,6 +259,15 @@ def format_validation(result: Validation) -> str:
         "runs within " + ", ".join(f"{m:g} % error: {np.mean(errors <= m):.0%}" for m in ERROR_MARKS)
     )
     lines.extend(f"not predicted: {app}: {reason}" for app, reason in result.skipped.items())
+    if result.between_app:
+        unit, suffix = (100.0, " %") if result.weighting == "relative" else (1.0, " s")
+        taus = [
+            f"{row.app} {unit * row.between_app_sigma:.3g}{suffix}"
+            for row in result.summaries
+            if row.between_app_sigma is not None
+        ]
+        if taus:
+            lines.append("between-application error in each application's intervals: " + ", ".join(taus))
     for row in result.summaries:
         lines.extend(f"note: {row.app}: {note}" for note in row.warnings)
     return "\n".join(lines)

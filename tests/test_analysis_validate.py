@@ -13,8 +13,9 @@ from numpy.testing import assert_allclose
 
 from perfeq.cli import main
 from perfeq.errors import UsageError
+from perfeq.fitting.fit import fit_machine
 from perfeq.fitting.runs import read_runs, write_runs
-from perfeq.fitting.synthetic import TRUE_COSTS, synthetic_runs, true_time
+from perfeq.fitting.synthetic import TRUE_COSTS, synthetic_applications, synthetic_runs, true_time
 from perfeq.fitting.validate import cross_validate
 
 APPS = ("alpha", "beta", "gamma", "delta")
@@ -58,6 +59,23 @@ def test_held_out_applications_are_predicted_from_the_others(synthetic):
     assert 0.85 <= result.overall.coverage <= 1.0  # 95 % prediction intervals on 80 runs
 
 
+def test_held_out_intervals_add_a_between_application_error_estimated_without_the_held_out_app():
+    """Applications with biases of their own (sd 15 %): the held-out intervals cover at about their level
+    over repeated draws only with the between-application error, estimated from the training apps."""
+    rng = np.random.default_rng(99)
+    with_between, within_only = [], []
+    for _ in range(40):
+        runs, _ = synthetic_applications(6, 10, rng, app_sigma=0.15)
+        result = cross_validate(runs, level=0.95)
+        for row in result.summaries:  # each fold's estimate comes from its five training applications
+            training = [run for run in runs if run.app != row.app]
+            assert_allclose(row.between_app_sigma, fit_machine(training).between_app.sigma, rtol=1e-12)
+        with_between.append(result.overall.coverage)
+        within_only.append(cross_validate(runs, level=0.95, between_app=False).overall.coverage)
+    assert 0.88 <= np.mean(with_between) <= 0.99, np.mean(with_between)
+    assert np.mean(within_only) < 0.88 and np.mean(with_between) - np.mean(within_only) > 0.05
+
+
 def test_table1_columns(synthetic):
     result = cross_validate(synthetic, costs=["ops", "startup", "bytes"], weighting="none")
     for row in (*result.summaries, result.overall):
@@ -96,6 +114,7 @@ def test_validate_command_on_a_real_campaign(real_runs, tmp_path, capsys):
     )
     text = capsys.readouterr().out
     assert "C.O.V." in text and "in 90% PI" in text
+    assert "plus the between-application error, estimated by leaving each training application out" in text
     apps = {run.app for run in read_runs(real_runs)}
     assert apps == {"cg", "matmul", "ocean"}
     with open(folder / "table1.csv", newline="") as handle:
@@ -133,3 +152,22 @@ def test_validate_single_application_file(synthetic, tmp_path, capsys):
     write_runs(path, [run for run in synthetic if run.app == "beta"])
     assert main(["validate", str(path), "-o", str(tmp_path / "out")]) == 2
     assert "at least two applications" in _one_line_error(capsys)
+
+
+def test_validate_command_within_fit_intervals(tmp_path, capsys):
+    runs, _ = synthetic_applications(4, 8, np.random.default_rng(8), app_sigma=0.15)
+    path = tmp_path / "runs.csv"
+    write_runs(path, runs)
+    assert main(["validate", str(path), "-o", str(tmp_path / "a"), "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main(["validate", str(path), "-o", str(tmp_path / "b"), "--within-fit-intervals"]) == 0
+    assert "the fit's own error only" in capsys.readouterr().out
+    narrow = json.loads((tmp_path / "b" / "validation.json").read_text())
+    assert default["between_app"] is True and narrow["between_app"] is False
+    assert all(row["between_app_sigma"] is None for row in narrow["summary"])
+    assert [r["predicted_s"] for r in default["runs"]] == [r["predicted_s"] for r in narrow["runs"]]
+    wider = [
+        a["high_s"] - a["low_s"] >= b["high_s"] - b["low_s"]
+        for a, b in zip(default["runs"], narrow["runs"], strict=True)
+    ]
+    assert all(wider)

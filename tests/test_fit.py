@@ -10,9 +10,10 @@ from scipy import stats
 
 from perfeq.errors import FitError
 from perfeq.fitting.design import build_design
-from perfeq.fitting.fit import fit_machine
+from perfeq.fitting.fit import between_application_error, fit_machine
+from perfeq.fitting.predict import predict
 from perfeq.fitting.runs import Run
-from perfeq.fitting.synthetic import COUNT_RANGES, TRUE_COSTS, synthetic_runs
+from perfeq.fitting.synthetic import COUNT_RANGES, TRUE_COSTS, synthetic_applications, synthetic_runs
 
 COSTS = tuple(TRUE_COSTS)
 
@@ -163,3 +164,44 @@ def test_design_reports_conditioning_and_vif():
     assert set(profile.vif) == set(COSTS)
     assert all(1.0 <= value < 10.0 for value in profile.vif.values())
     assert 1.0 <= profile.condition_number < 100.0
+
+
+def test_one_application_has_no_between_application_error():
+    profile = fit_machine(synthetic_runs(30, np.random.default_rng(20240501)))
+    assert profile.between_app is None and profile.apps == {"synthetic"}
+    estimate, reason = between_application_error(synthetic_runs(30, np.random.default_rng(1)))
+    assert estimate is None and "one application" in reason
+
+
+def test_between_application_error_is_the_held_out_bias_the_fit_does_not_explain():
+    """The estimate follows its definition: each application predicted from a fit on the others."""
+    runs, _ = synthetic_applications(5, 10, np.random.default_rng(31), app_sigma=0.2)
+    profile = fit_machine(runs)
+    between = profile.between_app
+    assert between.df == 4 and list(between.app_bias) == [f"app{k}" for k in range(5)]
+    means, within, fit_var = [], [], []
+    for app in between.app_bias:
+        fold = fit_machine([run for run in runs if run.app != app], between_app=False)
+        predictions = [(predict(fold, run.counts), run.time_s) for run in runs if run.app == app]
+        errors = np.array([(p.time_s - t) / p.time_s for p, t in predictions])
+        assert_allclose(between.app_bias[app], errors.mean(), rtol=1e-9)
+        means.append(errors.mean())
+        within.append(np.sum((errors - errors.mean()) ** 2))
+        # x'Cx / t_hat^2 is the square of the mean standard error relative to the prediction
+        fit_var.append(np.mean([(p.mean_stderr / p.time_s) ** 2 for p, _ in predictions]))
+    pooled = sum(within) / (len(runs) - 5)
+    tau2 = np.mean(np.square(means) - pooled / 10 - np.array(fit_var))
+    assert_allclose(between.sigma, np.sqrt(max(tau2, 0.0)), rtol=1e-9)
+    assert 0.05 < between.sigma < 0.6  # biases drawn with sd 20 %
+
+
+def test_between_application_error_tracks_the_spread_of_application_biases():
+    rng = np.random.default_rng(5)
+    small = [
+        fit_machine(synthetic_applications(6, 8, rng, app_sigma=0.0)[0]).between_app.sigma for _ in range(20)
+    ]
+    large = [
+        fit_machine(synthetic_applications(6, 8, rng, app_sigma=0.25)[0]).between_app.sigma for _ in range(20)
+    ]
+    assert np.median(small) < 0.03  # 3 % run-to-run noise, no application bias
+    assert 0.15 < np.median(large) < 0.6  # sd 25 %, plus the bias the fit carries from the others

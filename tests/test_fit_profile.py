@@ -13,7 +13,7 @@ from perfeq.errors import FitError
 from perfeq.fitting.fit import fit_machine
 from perfeq.fitting.predict import predict
 from perfeq.fitting.profile import FORMAT, VERSION, MachineProfile, load_profile, manual_profile, save_profile
-from perfeq.fitting.synthetic import synthetic_runs
+from perfeq.fitting.synthetic import synthetic_applications, synthetic_runs
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +36,29 @@ def test_fitted_profile_round_trips_exactly(tmp_path, fitted):
     assert_allclose(
         predict(loaded, counts).prediction_interval, predict(fitted, counts).prediction_interval, rtol=1e-15
     )
+
+
+def test_between_application_error_round_trips_and_older_files_still_load(tmp_path):
+    runs, _ = synthetic_applications(4, 6, np.random.default_rng(3))
+    profile = fit_machine(runs)
+    path = tmp_path / "machine.json"
+    save_profile(profile, path)
+    assert load_profile(path) == profile and profile.between_app.df == 3
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data["between_app"]) == {"sigma", "df", "app_bias", "method"}
+    assert list(data["between_app"]["app_bias"]) == ["app0", "app1", "app2", "app3"]
+    del data["between_app"]  # a profile written before the field existed
+    path.write_text(json.dumps(data), encoding="utf-8")
+    older = load_profile(path)
+    assert older.between_app is None
+    assert (
+        "no between-application error"
+        in predict(older, {"ops": 1e9, "startup": 10, "bytes": 1e6}).prediction_note
+    )
+    data["between_app"] = {"sigma": 0.1, "df": 0, "app_bias": {}}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(FitError, match=r"between_app: 'df' is 0"):
+        load_profile(path)
 
 
 def test_manual_profile_round_trips_and_has_no_statistics(tmp_path):

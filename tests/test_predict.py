@@ -16,7 +16,14 @@ from perfeq.fitting.fit import fit_machine
 from perfeq.fitting.predict import NO_INTERVALS, predict
 from perfeq.fitting.profile import manual_profile
 from perfeq.fitting.report import format_prediction
-from perfeq.fitting.synthetic import COUNT_RANGES, TRUE_COSTS, draw_counts, synthetic_runs, true_time
+from perfeq.fitting.synthetic import (
+    COUNT_RANGES,
+    TRUE_COSTS,
+    draw_counts,
+    synthetic_applications,
+    synthetic_runs,
+    true_time,
+)
 
 COSTS = tuple(TRUE_COSTS)
 COUNTS = {"ops": 2e9, "startup": 4e3, "bytes": 3e8}
@@ -135,3 +142,60 @@ def test_intercept_counts_once_per_run():
     assert_allclose(prediction.contributions[-1].seconds, profile.costs["const"].value, rtol=1e-12)
     with pytest.raises(FitError, match="once per run"):
         predict(profile, {**COUNTS, "const": 2})
+
+
+@pytest.fixture(scope="module")
+def applications():
+    runs, _ = synthetic_applications(6, 10, np.random.default_rng(17), app_sigma=0.15)
+    return fit_machine(runs)
+
+
+def test_a_new_application_adds_the_between_application_error(applications):
+    profile = applications
+    tau, df = profile.between_app.sigma, profile.between_app.df
+    assert tau > 0 and df == 5
+    new = predict(profile, COUNTS, level=0.95)
+    known = predict(profile, COUNTS, level=0.95, application="app2")
+    assert new.mean_interval == known.mean_interval  # the confidence interval of the mean is unchanged
+    assert known.between_app_sigma is None and known.prediction_df == profile.df_resid
+    assert "one of the fitted applications" in known.prediction_note
+    assert_allclose(new.run_stderr**2 - known.run_stderr**2, (tau * new.time_s) ** 2, rtol=1e-9)
+    within = known.run_stderr**2
+    added = (tau * new.time_s) ** 2
+    df_expected = (within + added) ** 2 / (within**2 / profile.df_resid + added**2 / df)
+    assert_allclose(new.prediction_df, df_expected, rtol=1e-12)
+    assert df < new.prediction_df < profile.df_resid
+    q = stats.t.ppf(0.975, new.prediction_df)
+    assert_allclose(
+        new.prediction_interval, (new.time_s - q * new.run_stderr, new.time_s + q * new.run_stderr)
+    )
+    assert new.prediction_interval[0] < known.prediction_interval[0]
+    assert "between-application error" in new.prediction_note
+    assert new.prediction_note in format_prediction(new)
+    unnamed = predict(profile, COUNTS, application="my_program")
+    assert unnamed.prediction_interval == new.prediction_interval
+
+
+def test_a_profile_without_a_between_application_error_says_so(profile):
+    prediction = predict(profile, COUNTS)
+    assert prediction.between_app_sigma is None
+    assert "no between-application error" in prediction.prediction_note
+
+
+def test_prediction_intervals_cover_runs_of_an_application_the_fit_never_saw():
+    """Applications with biases of their own (sd 15 %): fit on six, predict a seventh."""
+    rng = np.random.default_rng(2024)
+    with_between, within_only = [], []
+    for _ in range(80):
+        runs, _ = synthetic_applications(7, 8, rng, app_sigma=0.15)
+        profile = fit_machine([run for run in runs if run.app != "app6"])
+        new = [run for run in runs if run.app == "app6"]
+        for fitted, share in ((profile, with_between), (replace(profile, between_app=None), within_only)):
+            inside = [
+                low <= run.time_s <= high
+                for run in new
+                for low, high in [predict(fitted, run.counts).prediction_interval]
+            ]
+            share.append(np.mean(inside))
+    assert 0.88 <= np.mean(with_between) <= 0.99, np.mean(with_between)
+    assert np.mean(within_only) < 0.88 and np.mean(with_between) - np.mean(within_only) > 0.05
