@@ -20,16 +20,35 @@ bcast              binomial tree (MPICH)           P - 1                        
 reduce             binomial tree                   P - 1                          ceil(log2 P)
 gather, scatter    binomial tree, subtree blocks   P - 1                          ceil(log2 P)
 gatherv            linear (non-roots to the root)  P - 1                          P - 1
+scatterv           linear (the root to the others) P - 1                          P - 1
 allreduce, barrier recursive doubling (MPICH;      P' log2 P' + 2 (P - P'),       log2 P' + 2 [P > P']
                    P' = 2**floor(log2 P))          barrier with 0 bytes
+scan, exscan       recursive doubling (MPICH: in   sum over k < ceil(log2 P) of   ceil(log2 P)
+                   round k rank v exchanges with   #{v : v xor 2**k < P}
+                   v xor 2**k if that is < P)
 allgather(v)       ring                            P (P - 1)                      P - 1
 alltoall           pairwise exchange               P (P - 1)                      P - 1
+alltoallv          pairwise exchange               P (P - 1)                      P - 1
+reduce_scatter     pairwise exchange (MPICH's      P (P - 1)                      P - 1
+(_block)           long-message algorithm)
 =================  ==============================  =============================  ==================
 
 Bytes sent by a rank are its messages times ``n``, except gather (a non-root sends its subtree's
 blocks) and scatter (a rank sends each child its subtree's blocks).  MPICH switches algorithms by
 message size; perfeq keeps one model per call so that counts stay linear in ``n`` (documented
-approximation; allgatherv and gatherv assume this rank's block for every rank).
+approximation; allgatherv and gatherv assume this rank's block for every rank).  Scan and exscan
+count the exact recursive-doubling messages of each rank (at P = 3: 2, 1, 1), not ceil(log2 P)
+for every rank, which is the critical path only.
+
+Array counts (``count_sum``: alltoallv's ``sendcounts[]``, reduce_scatter's ``recvcounts[]``,
+scatterv's ``sendcounts[]`` at the root): the wrapper sums the array over the communicator.  The
+record's ``elements`` are the whole array (this rank's own block included: the data it holds,
+e.g. n / P keys), its ``bytes`` the blocks for the OTHER ranks times the type size, i.e. exactly
+the bytes this rank sends; so these models have ``blocks(P, v) = 1`` for a sending rank (0 for a
+scatterv non-root, whose record holds its receive block like scatter's).  Messages count every
+other rank, also when its block is empty (MPICH skips empty blocks).  The symbolic stage fits the
+elements per call to the problem size and takes the bytes sent as type size *
+floor(elements * :data:`OTHERS_SHARE`), the blocks for the others if the blocks are equal.
 """
 
 from __future__ import annotations
@@ -146,6 +165,19 @@ RECURSIVE_DOUBLING = MessageModel("recursive doubling", _rd_sent, _rd_sent, _rd_
 RING = MessageModel(
     "ring", lambda p, v: max(p - 1, 0), lambda p, v: max(p - 1, 0), lambda p: max(p - 1, 0), "P*(P - 1)", "P - 1"
 )
+
+
+def _scan_sent(p: int, v: int) -> int:
+    """Messages rank ``v`` sends in MPICH's recursive-doubling scan/exscan: one per round ``k``
+    (mask ``2**k < P``) whose partner ``v xor 2**k`` exists."""
+    return sum(1 for k in range(_ceil_log2(p)) if v ^ (1 << k) < p)
+
+
+# The messages of all ranks: in round k, with w = 2**(k + 1) and r = P mod w, every rank has a
+# partner but the min(r, w - r) ranks v of the last, incomplete group of w whose v + w/2 >= P.
+_SCAN_TOTAL = "Sum(P - Min(Mod(P, 2**(k + 1)), 2**(k + 1) - Mod(P, 2**(k + 1))), (k, 0, ceiling(log(P, 2)) - 1))"
+SCAN = MessageModel("recursive doubling scan", _scan_sent, _scan_sent, _ceil_log2, _SCAN_TOTAL,
+                    "ceiling(log(P, 2))")
 PAIRWISE = MessageModel(
     "pairwise exchange",
     lambda p, v: max(p - 1, 0),
@@ -154,6 +186,27 @@ PAIRWISE = MessageModel(
     "P*(P - 1)",
     "P - 1",
 )
+# Array counts: the record's bytes are already everything this rank sends (see the module notes).
+PAIRWISE_SUMMED = MessageModel(
+    "pairwise exchange, summed counts",
+    lambda p, v: max(p - 1, 0),
+    lambda p, v: int(p > 1),
+    lambda p: max(p - 1, 0),
+    "P*(P - 1)",
+    "P - 1",
+)
+LINEAR_SCATTER_SUMMED = MessageModel(
+    "linear scatter, summed counts",
+    lambda p, v: max(p - 1, 0) if v == 0 else 0,
+    lambda p, v: int(p > 1 and v == 0),
+    lambda p: max(p - 1, 0),
+    "P - 1",
+    "P - 1",
+)
+
+# The share of an array count's sum that goes to the other ranks when every rank's block is the
+# same (sympy text in P): what the symbolic stage scales a fitted array sum by.
+OTHERS_SHARE = "(P - 1)/P"
 
 
 # ---- the table --------------------------------------------------------------------------------
@@ -206,6 +259,12 @@ class MPICall:
     ``count``/``datatype`` give ``n``, this rank's block (for scatter the receive side, which is
     significant on every rank); when ``buffer`` is ``MPI_IN_PLACE`` the ``in_place_count`` /
     ``in_place_datatype`` pair is used instead (an array count is indexed by the rank).
+
+    ``count_sum`` marks a count that is an array over the communicator's ranks (``sendcounts[]``):
+    ``"others"`` when every rank sends the blocks of its array to the others (alltoallv,
+    reduce_scatter), ``"root"`` when only the root does (scatterv; the other ranks record their
+    ``recv_count`` / ``recv_datatype`` block).  The wrapper records the sum of the whole array as
+    elements and the sum without this rank's own block times the type size as bytes.
     """
 
     name: str
@@ -223,6 +282,7 @@ class MPICall:
     comm: int | None = None
     recv_count: int | None = None
     recv_datatype: int | None = None
+    count_sum: str | None = None
     model: MessageModel = NO_MESSAGES
     parameters: tuple[Parameter, ...] = field(init=False, repr=False, compare=False)
 
@@ -236,6 +296,13 @@ class MPICall:
             index = getattr(self, attr)
             if index is not None and not 0 <= index < len(parameters):
                 raise ValueError(f"{self.name}: {attr} index {index} is out of range")
+        if self.count_sum not in (None, "others", "root"):
+            raise ValueError(f"{self.name}: count_sum {self.count_sum!r} is not 'others' or 'root'")
+        array = self.count is not None and parameters[self.count].is_array
+        if array != (self.count_sum is not None):
+            raise ValueError(f"{self.name}: an array count needs count_sum, and count_sum an array count")
+        if self.count_sum == "root" and (self.root is None or self.recv_count is None or self.recv_datatype is None):
+            raise ValueError(f"{self.name}: count_sum 'root' needs root, recv_count and recv_datatype")
 
     @property
     def rooted(self) -> bool:
@@ -255,18 +322,54 @@ class MPICall:
     def c_arguments(self) -> str:
         return ", ".join(p.name for p in self.parameters)
 
-    def _in_place(self, main: str, alt_index: int | None) -> str:
+    def _in_place(self, main: str, alt_index: int | None, alt_text: str | None = None) -> str:
         if self.buffer is None or alt_index is None:
             return main
-        alt = self.parameters[alt_index]
-        alt_text = f"(perfeq__rank >= 0 ? {alt.name}[perfeq__rank] : 0)" if alt.is_array else alt.name
+        if alt_text is None:
+            alt = self.parameters[alt_index]
+            alt_text = f"(perfeq__rank >= 0 ? {alt.name}[perfeq__rank] : 0)" if alt.is_array else alt.name
         return f"({self.parameters[self.buffer].name} == MPI_IN_PLACE ? {alt_text} : {main})"
+
+    def _summed(self, index: int, skip: str) -> str:
+        return f"perfeq__sum_counts({self.parameters[index].name}, perfeq__size, {skip})"
+
+    def _count(self, skip: str) -> str:
+        """This rank's elements: the count, or the sum of an array count leaving out entry ``skip``."""
+        assert self.count is not None
+        if self.count_sum is None:
+            return self._in_place(self.parameters[self.count].name, self.in_place_count)
+        alt = None if self.in_place_count is None else self._summed(self.in_place_count, skip)
+        return self._in_place(self._summed(self.count, skip), self.in_place_count, alt)
+
+    def _at_root(self, root_text: str, other_text: str) -> str:
+        return f"(perfeq__rank == {self.c_root} ? {root_text} : {other_text})"
 
     @property
     def c_elements(self) -> str:
+        """C expression of this rank's elements (``perfeq__size``/``perfeq__rank`` are known)."""
         if self.count is None:
             return "0"
-        return f"(long long){self._in_place(self.parameters[self.count].name, self.in_place_count)}"
+        text = self._count("-1")
+        if self.count_sum == "root":
+            assert self.recv_count is not None
+            text = self._at_root(text, self.parameters[self.recv_count].name)
+        return f"(long long){text}"
+
+    @property
+    def c_bytes(self) -> str:
+        """C expression of this rank's bytes: elements times the type size; for an array count the
+        blocks for the other ranks only (what this rank sends)."""
+        if self.count is None:
+            return "0"
+        if self.count_sum is None:
+            return f"perfeq__elements * perfeq__type_size({self.c_datatype})"
+        sent = f"{self._count('perfeq__rank')} * perfeq__type_size({self.c_datatype})"
+        if self.count_sum == "root":
+            assert self.recv_count is not None and self.recv_datatype is not None
+            block = (f"(long long){self.parameters[self.recv_count].name} * "
+                     f"perfeq__type_size({self.parameters[self.recv_datatype].name})")
+            return self._at_root(sent, block)
+        return sent
 
     @property
     def c_datatype(self) -> str:
@@ -358,6 +461,34 @@ MPI_CALLS: dict[str, MPICall] = _table(
             f"int MPI_Alltoall({_COLL}, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)",
             count=1, datatype=2, buffer=0, in_place_count=4, in_place_datatype=5,
             recv_count=4, recv_datatype=5, comm=6, model=PAIRWISE),
+    MPICall("MPI_Alltoallv", "alltoallv",
+            "int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], "
+            "MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], "
+            "MPI_Datatype recvtype, MPI_Comm comm)",
+            count=1, datatype=3, buffer=0, in_place_count=5, in_place_datatype=7,
+            recv_count=5, recv_datatype=7, comm=8, count_sum="others", model=PAIRWISE_SUMMED),
+    MPICall("MPI_Scatterv", "scatterv",
+            "int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], "
+            "MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, "
+            "MPI_Comm comm)",
+            count=1, datatype=3, recv_count=5, recv_datatype=6, root=7, comm=8, count_sum="root",
+            model=LINEAR_SCATTER_SUMMED),
+    MPICall("MPI_Scan", "scan",
+            "int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, "
+            "MPI_Op op, MPI_Comm comm)",
+            count=2, datatype=3, comm=5, model=SCAN),
+    MPICall("MPI_Exscan", "exscan",
+            "int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, "
+            "MPI_Op op, MPI_Comm comm)",
+            count=2, datatype=3, comm=5, model=SCAN),
+    MPICall("MPI_Reduce_scatter_block", "reduce_scatter_block",
+            "int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, "
+            "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)",
+            count=2, datatype=3, comm=5, model=PAIRWISE),
+    MPICall("MPI_Reduce_scatter", "reduce_scatter",
+            "int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], "
+            "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)",
+            count=2, datatype=3, comm=5, count_sum="others", model=PAIRWISE_SUMMED),
 )
 
 

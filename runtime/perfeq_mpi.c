@@ -6,8 +6,10 @@
  * Part of perfeq stage 2 (runtime/).  Linked only into programs that use MPI.  Every wrapper takes
  * the MPI call site announced by PERFEQ_MPI, calls the PMPI function, and records the call with
  * this rank's block (count * type size), the communicator's size, this rank's rank in it and the
- * root.  MPI_Init opens the trace once the rank is known; MPI_Finalize writes it before
- * PMPI_Finalize.
+ * root.  A call whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) records the
+ * sum of the array as elements and, as bytes, the blocks for the other ranks times the type size:
+ * what this rank sends.  MPI_Init opens the trace once the rank is known; MPI_Finalize writes it
+ * before PMPI_Finalize.
  */
 #include <mpi.h>
 
@@ -35,6 +37,19 @@ static void perfeq__comm_info(MPI_Comm comm, int *size, int *rank)
         *size = -1;
         *rank = -1;
     }
+}
+
+/* Sum of counts[0..size) without entry `skip` (-1: none); 0 when the size is unknown. */
+static long long perfeq__sum_counts(const int counts[], int size, int skip)
+{
+    long long total = 0;
+    int j;
+    if (counts == NULL || size <= 0)
+        return 0;
+    for (j = 0; j < size; j++)
+        if (j != skip)
+            total += counts[j];
+    return total;
 }
 
 static void perfeq__started(void)
@@ -110,11 +125,13 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Send", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Send", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -124,11 +141,13 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Ssend", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Ssend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -138,11 +157,13 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Recv", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Recv", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -152,11 +173,13 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv", (long long)sendcount,
-                       (long long)sendcount * perfeq__type_size(sendtype),
+    perfeq__elements = (long long)sendcount;
+    perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(sendtype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -166,11 +189,13 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Isend", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Isend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -180,11 +205,13 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Irecv", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Irecv", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -228,11 +255,13 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Bcast(buffer, count, datatype, root, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Bcast", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Bcast", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, root);
     return perfeq__rc;
 }
@@ -242,11 +271,13 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Reduce", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Reduce", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, root);
     return perfeq__rc;
 }
@@ -256,11 +287,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Allreduce", (long long)count,
-                       (long long)count * perfeq__type_size(datatype),
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Allreduce", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -270,11 +303,13 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Gather", (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount),
-                       (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Gather", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
                        perfeq__size, perfeq__rank, root);
     return perfeq__rc;
 }
@@ -284,11 +319,13 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Gatherv", (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount),
-                       (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Gatherv", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
                        perfeq__size, perfeq__rank, root);
     return perfeq__rc;
 }
@@ -298,11 +335,13 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Scatter", (long long)(recvbuf == MPI_IN_PLACE ? sendcount : recvcount),
-                       (long long)(recvbuf == MPI_IN_PLACE ? sendcount : recvcount) * perfeq__type_size((recvbuf == MPI_IN_PLACE ? sendtype : recvtype)),
+    perfeq__elements = (long long)(recvbuf == MPI_IN_PLACE ? sendcount : recvcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Scatter", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((recvbuf == MPI_IN_PLACE ? sendtype : recvtype)),
                        perfeq__size, perfeq__rank, root);
     return perfeq__rc;
 }
@@ -312,11 +351,13 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Allgather", (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount),
-                       (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Allgather", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -326,11 +367,13 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Allgatherv", (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount),
-                       (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Allgatherv", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }
@@ -340,11 +383,109 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Alltoall", (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount),
-                       (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Alltoall", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* alltoallv; messages: pairwise exchange, summed counts */
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? perfeq__sum_counts(recvcounts, perfeq__size, -1) : perfeq__sum_counts(sendcounts, perfeq__size, -1));
+    perfeq__mpi_record(&perfeq__where, "MPI_Alltoallv", perfeq__elements,
+                       (sendbuf == MPI_IN_PLACE ? perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) : perfeq__sum_counts(sendcounts, perfeq__size, perfeq__rank)) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* scatterv; messages: linear scatter, summed counts */
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(perfeq__rank == root ? perfeq__sum_counts(sendcounts, perfeq__size, -1) : recvcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Scatterv", perfeq__elements,
+                       (perfeq__rank == root ? perfeq__sum_counts(sendcounts, perfeq__size, perfeq__rank) * perfeq__type_size(sendtype) : (long long)recvcount * perfeq__type_size(recvtype)),
+                       perfeq__size, perfeq__rank, root);
+    return perfeq__rc;
+}
+
+/* scan; messages: recursive doubling scan */
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Scan", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* exscan; messages: recursive doubling scan */
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Exscan", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* reduce_scatter_block; messages: pairwise exchange */
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)recvcount;
+    perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter_block", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* reduce_scatter; messages: pairwise exchange, summed counts */
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)perfeq__sum_counts(recvcounts, perfeq__size, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter", perfeq__elements,
+                       perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;
 }

@@ -2,6 +2,9 @@
 
 A point-to-point call is one message; a collective sends the messages of its algorithm from this
 rank (binomial trees, recursive doubling, rings: perfeq.runtime.mpi_spec holds the one table).
+A call whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) is data: its bytes
+are the fitted elements of the array times the type size and the others' share
+(:func:`summed_bytes`), else measured per call.
 The per-rank message functions of the table are attached to sympy functions, so expressions stay
 symbolic in P and the rank and evaluate with numpy.
 """
@@ -14,7 +17,7 @@ import numpy as np
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
-from perfeq.runtime.mpi_spec import MPI_CALLS, MessageModel
+from perfeq.runtime.mpi_spec import MPI_CALLS, OTHERS_SHARE, MessageModel
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.resolve import Resolver
 from perfeq.symbolic.symbols import RANK, P
@@ -23,6 +26,9 @@ MPI_TYPE_SIZES = {
     "MPI_DOUBLE": 8, "MPI_FLOAT": 4, "MPI_INT": 4, "MPI_LONG": 8, "MPI_LONG_LONG": 8, "MPI_CHAR": 1,
     "MPI_BYTE": 1, "MPI_UNSIGNED": 4, "MPI_UNSIGNED_LONG": 8, "MPI_SHORT": 2, "MPI_2INT": 8,
     "MPI_DOUBLE_INT": 12, "MPI_LONG_DOUBLE": 16, "MPI_C_BOOL": 1, "MPI_INT64_T": 8, "MPI_INT32_T": 4,
+    "MPI_UINT64_T": 8, "MPI_UINT32_T": 4, "MPI_INT16_T": 2, "MPI_UINT16_T": 2, "MPI_INT8_T": 1, "MPI_UINT8_T": 1,
+    "MPI_LONG_LONG_INT": 8, "MPI_UNSIGNED_LONG_LONG": 8, "MPI_UNSIGNED_CHAR": 1, "MPI_SIGNED_CHAR": 1,
+    "MPI_UNSIGNED_SHORT": 2, "MPI_C_FLOAT_COMPLEX": 8, "MPI_C_DOUBLE_COMPLEX": 16,
 }
 
 
@@ -68,10 +74,13 @@ def all_message_functions() -> dict[str, sp.Function]:
     return out
 
 
-def comm_counts(comm: dict, resolver: Resolver, records: list) -> tuple[sp.Expr, sp.Expr, sp.Expr, list[str]]:
+def comm_counts(comm: dict, resolver: Resolver, records: list, nbytes: sp.Expr | None = None
+                ) -> tuple[sp.Expr, sp.Expr, sp.Expr, list[str]]:
     """(messages sent, bytes sent, critical-path messages) of ONE call of ``comm`` on one rank.
 
     ``records`` are the run's MPI records of this site (for the datatype size and fallbacks).
+    ``nbytes``: the bytes of one call's block when the caller has them (fitted array counts,
+    :func:`summed_bytes`); else from the count argument, or measured.
     Returns also notes on what was approximated.
     """
     notes: list[str] = []
@@ -79,7 +88,9 @@ def comm_counts(comm: dict, resolver: Resolver, records: list) -> tuple[sp.Expr,
     if spec is None:
         return sp.Integer(0), sp.Integer(0), sp.Integer(0), [f"{comm['call']} is not modeled"]
     fns = message_functions(_key(spec.model))
-    nbytes = _block_bytes(comm, resolver, records, notes)
+    if nbytes is None:
+        nbytes = (_measured_summed_bytes(comm, spec, records, notes) if spec.count_sum
+                  else _block_bytes(comm, resolver, records, notes))
     if spec.root is not None:
         try:
             root = to_sympy(comm["root"], resolver) if comm["root"] else sp.Integer(0)
@@ -95,6 +106,56 @@ def comm_counts(comm: dict, resolver: Resolver, records: list) -> tuple[sp.Expr,
 
 def _size_symbols(resolver: Resolver) -> set:
     return {s for s in resolver.param_symbols.values() if isinstance(s, sp.Symbol)}
+
+
+def type_size(datatype: str | None) -> sp.Integer | None:
+    """The size of an MPI datatype named in the source (``MPI_DOUBLE``), None when unknown."""
+    if not datatype:
+        return None
+    if datatype in MPI_TYPE_SIZES:
+        return sp.Integer(MPI_TYPE_SIZES[datatype])
+    if datatype.removeprefix("MPI_").lower() in TYPE_SIZES:
+        return sp.Integer(TYPE_SIZES[datatype.removeprefix("MPI_").lower()])
+    return None
+
+
+def summed_bytes(comm: dict, elements: sp.Expr) -> sp.Expr:
+    """Bytes one call of an array-count call site sends, from the elements of the whole array.
+
+    The blocks for the other ranks, if every rank's block is the same: the type size times
+    floor(elements * (P - 1) / P) (whole bytes on every rank).  Unresolved when the datatype's
+    size is not known from its name.
+    """
+    size = type_size(comm["datatype"])
+    if size is None:
+        raise Unresolved(f"size of {comm['datatype']}")
+    return size * sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P}))
+
+
+def sending_records(spec, records: list) -> list:
+    """The records of ranks that send blocks in ``spec``'s model (all ranks, or a scatterv's root)."""
+    out = []
+    for rec in records:
+        p = rec.comm_size if rec.comm_size and rec.comm_size > 0 else 1
+        rank = rec.comm_rank if rec.comm_rank is not None and rec.comm_rank >= 0 else 0
+        v = (rank - rec.root) % p if rec.root is not None and rec.root >= 0 else rank
+        if spec.model.blocks(p, v) > 0:
+            out.append(rec)
+    return out
+
+
+def _measured_summed_bytes(comm: dict, spec, records: list, notes: list[str]) -> sp.Expr:
+    """An array count not fitted: the bytes the sending ranks sent per call, as measured."""
+    sending = sending_records(spec, records)
+    calls = sum(r.calls for r in sending)
+    if calls:
+        notes.append(f"count {comm['count']} is an array (data) not fitted to the problem size (no form fits "
+                     f"its elements, or the size of {comm['datatype']} is unknown): measured bytes per call")
+        return sp.Rational(sum(r.bytes for r in sending), calls)
+    if any(r.calls for r in records):  # P = 1: nothing to send
+        return sp.Integer(0)
+    notes.append(f"count {comm['count']} not symbolic and never called")
+    return sp.Integer(0)
 
 
 def _block_bytes(comm: dict, resolver: Resolver, records: list, notes: list[str]) -> sp.Expr:

@@ -34,6 +34,10 @@ from perfeq.symbolic.resolve import (
 )
 from perfeq.symbolic.symbols import RANK, P, T
 
+# The bytes of an array-count MPI call whose elements were fitted must reproduce the run within
+# this (relative), the acceptance of a fit in _fit.
+FIT_TOLERANCE = 0.05
+
 
 @dataclass(frozen=True)
 class Fallback:
@@ -139,19 +143,28 @@ class CountModel:
         return out
 
     def _comm(self, ctx, unit: UnitView, comm: dict) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-        """(messages sent, bytes sent, critical-path messages) of one MPI call site, summed."""
+        """(messages sent, bytes sent, critical-path messages) of one MPI call site, summed.
+
+        Messages are exact (the call's algorithm in P and the rank).  Bytes too, when the count is
+        symbolic; a count that is an array over the ranks (MPI_Alltoallv's sendcounts[]) is data,
+        and its elements per call are fitted to a form of the problem size (:meth:`_array_bytes`);
+        those bytes are checked within the fit's tolerance, not exactly.
+        """
         from perfeq.runtime.mpi_spec import message_counts
         from perfeq.symbolic.comm import comm_counts
 
         resolver = Resolver(unit, comm["function"], comm["loop"], comm["line"], self.param_symbols)
         records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm["id"], [])]
-        sent, nbytes, critical, notes = comm_counts(comm, resolver, records)
         where = self._where(unit, comm["line"])
+        fitted, fit_note = self._array_bytes(ctx, comm)
+        sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
         for note in notes:
             self.fallbacks.append(Fallback(where, "measured", "communication", note))
         try:
             result = tuple(self.total(ctx, unit, comm["block"], w) for w in (sent, nbytes, critical))
-            if self._check_comm(ctx, comm, result):
+            if self._check_comm(ctx, comm, result, bytes_tolerance=1e-6 if fitted is None else FIT_TOLERANCE):
+                if fit_note:
+                    self.fallbacks.append(Fallback(where, "fit", "communication", fit_note))
                 return result
             reason = "the symbolic messages do not reproduce the measured ones"
         except Unresolved as exc:
@@ -169,8 +182,46 @@ class CountModel:
         return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
                      for key in ("sent", "bytes_sent", "critical"))
 
-    def _check_comm(self, ctx, comm: dict, result: tuple) -> bool:
-        """Whether the messages and bytes reproduce the run's, summed over ranks."""
+    def _array_bytes(self, ctx, comm: dict) -> tuple[sp.Expr | None, str]:
+        """Bytes per call of a call site whose count is an array over the ranks, scaled with the size.
+
+        The wrapper records the elements of the whole array (this rank's data, e.g. its n / P
+        keys) and the bytes of the blocks for the other ranks.  The elements per call of the
+        sending ranks, averaged over them, are fitted like a trip count (:meth:`_fit`, over every
+        run that holds this context); the bytes are then the type size times
+        floor(elements * (P - 1) / P), the others' share when the blocks are equal, which is
+        approximate when the blocks are data (partition sizes).  Returns the bytes and the note
+        for the model's fallbacks; None when the count is not an array, no form fits or the
+        datatype's size is unknown (then: measured bytes per call).
+        """
+        from perfeq.runtime.mpi_spec import MPI_CALLS
+        from perfeq.symbolic.comm import sending_records, summed_bytes
+
+        spec = MPI_CALLS.get(comm["call"])
+        if spec is None or spec.count_sum is None:
+            return None, ""
+        samples = []  # (symbol values, elements per call of a sending rank) of every run with this context
+        for run, node in self._same_context(ctx):
+            sending = sending_records(spec, [rec for r in range(run.nranks)
+                                             for rec in node.mpi.get(r, {}).get(comm["id"], [])])
+            calls = sum(rec.calls for rec in sending)
+            if calls:
+                mean = Fraction(sum(rec.elements for rec in sending), calls).limit_denominator(10**6)
+                samples.append((self.values(run, 0), sp.Rational(mean.numerator, mean.denominator)))
+        fitted, note = self._fit(samples) if samples else (None, "")
+        if fitted is None:
+            return None, ""
+        try:
+            nbytes = summed_bytes(comm, fitted)
+        except Unresolved:
+            return None, ""
+        return nbytes, (f"count {comm['count']} is an array (data): its elements per call {samples[0][1]} = "
+                        f"{fitted}{note}; bytes sent per call = {nbytes}, the blocks for the other ranks if all "
+                        "blocks were equal")
+
+    def _check_comm(self, ctx, comm: dict, result: tuple, bytes_tolerance: float = 1e-6) -> bool:
+        """Whether the messages (exactly) and bytes (within ``bytes_tolerance``, relative)
+        reproduce the run's, summed over ranks."""
         from perfeq.runtime.mpi_spec import message_counts
 
         want_sent = want_bytes = got_sent = got_bytes = 0.0
@@ -187,7 +238,7 @@ class CountModel:
             want_sent, want_bytes = want_sent + sent, want_bytes + nbytes
             got_sent, got_bytes = got_sent + one_sent, got_bytes + one_bytes
         return (abs(got_sent - want_sent) <= 1e-6 * max(1.0, want_sent)
-                and abs(got_bytes - want_bytes) <= 1e-6 * max(1.0, want_bytes))
+                and abs(got_bytes - want_bytes) <= bytes_tolerance * max(1.0, want_bytes))
 
     def _safe_total(self, ctx, unit, block_id) -> sp.Expr:
         try:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from perfeq.runtime.mpi_spec import (
     MPI_CALLS,
     MessageCounts,
+    MPICall,
     Parameter,
     message_counts,
     parse_prototype,
@@ -27,7 +28,8 @@ def test_argument_indices_name_the_right_parameters() -> None:
             assert call.argument("root") == "root"
         if call.datatype is not None:
             assert call.argument("datatype") in ("datatype", "sendtype", "recvtype")
-            assert call.argument("count") in ("count", "sendcount", "recvcount")
+            assert call.argument("count") in ("count", "sendcount", "recvcount", "sendcounts", "recvcounts")
+            assert call.parameters[call.count].is_array == (call.count_sum is not None)
         if call.peer is not None:
             assert call.argument("peer") in ("dest", "source")
         if call.tag is not None:
@@ -36,6 +38,10 @@ def test_argument_indices_name_the_right_parameters() -> None:
     assert MPI_CALLS["MPI_Recv"].argument("peer") == "source"
     assert MPI_CALLS["MPI_Scatter"].argument("count") == "recvcount"  # significant on every rank
     assert MPI_CALLS["MPI_Sendrecv"].argument("source") == "source"
+    assert MPI_CALLS["MPI_Alltoallv"].argument("count") == "sendcounts"
+    assert MPI_CALLS["MPI_Alltoallv"].argument("in_place_count") == "recvcounts"
+    assert MPI_CALLS["MPI_Scatterv"].argument("recv_count") == "recvcount"
+    assert MPI_CALLS["MPI_Reduce_scatter"].argument("count") == "recvcounts"
 
 
 def test_model_names_identify_one_model() -> None:
@@ -49,7 +55,36 @@ def test_required_calls_are_known() -> None:
     kinds = {call.kind for call in MPI_CALLS.values()}
     assert kinds >= {"send", "recv", "sendrecv", "isend", "irecv", "wait", "waitall", "bcast", "reduce",
                      "allreduce", "gather", "gatherv", "scatter", "allgather", "allgatherv", "alltoall",
-                     "barrier", "comm_size", "comm_rank", "init", "finalize"}
+                     "barrier", "comm_size", "comm_rank", "init", "finalize", "alltoallv", "scan", "exscan",
+                     "scatterv", "reduce_scatter", "reduce_scatter_block"}
+
+
+def test_prototypes_are_the_mpi3_ones() -> None:
+    assert MPI_CALLS["MPI_Alltoallv"].c_parameters == (
+        "const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, "
+        "void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm")
+    for name in ("MPI_Scan", "MPI_Exscan"):
+        assert MPI_CALLS[name].c_parameters == ("const void *sendbuf, void *recvbuf, int count, "
+                                                "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm")
+    assert MPI_CALLS["MPI_Scatterv"].c_parameters == (
+        "const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, "
+        "void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm")
+    assert MPI_CALLS["MPI_Reduce_scatter"].c_parameters == (
+        "const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, "
+        "MPI_Comm comm")
+
+
+def test_array_counts_are_summed_in_the_wrapper() -> None:
+    """elements: the whole array; bytes: without this rank's block (what it sends)."""
+    alltoallv = MPI_CALLS["MPI_Alltoallv"]
+    assert "perfeq__sum_counts(sendcounts, perfeq__size, -1)" in alltoallv.c_elements
+    assert "perfeq__sum_counts(sendcounts, perfeq__size, perfeq__rank)" in alltoallv.c_bytes
+    assert "sendbuf == MPI_IN_PLACE ? perfeq__sum_counts(recvcounts" in alltoallv.c_bytes
+    scatterv = MPI_CALLS["MPI_Scatterv"]
+    assert scatterv.c_elements.startswith("(long long)(perfeq__rank == root ? perfeq__sum_counts(sendcounts")
+    assert MPI_CALLS["MPI_Send"].c_bytes == "perfeq__elements * perfeq__type_size(datatype)"
+    with pytest.raises(ValueError, match="count_sum"):
+        MPICall("MPI_Alltoallv", "alltoallv", alltoallv.prototype, count=1, datatype=3, comm=8)
 
 
 def test_prototypes_are_parsed() -> None:
@@ -116,5 +151,31 @@ def test_message_counts_at_two_and_four_ranks() -> None:
     assert message_counts("MPI_Recv", calls=5, nbytes=40, comm_size=4, comm_rank=1, root=None) == MessageCounts()
     assert message_counts("MPI_Alltoall", calls=1, nbytes=8, comm_size=4, comm_rank=2, root=None) == \
         MessageCounts(3, 24, 3)
+    # array counts: the record's bytes are everything the rank sends, in P - 1 messages
+    assert message_counts("MPI_Alltoallv", calls=2, nbytes=300, comm_size=4, comm_rank=1, root=None) == \
+        MessageCounts(6, 300, 6)
+    assert message_counts("MPI_Alltoallv", calls=1, nbytes=0, comm_size=1, comm_rank=0, root=None) == MessageCounts()
+    assert [message_counts("MPI_Scatterv", calls=1, nbytes=40, comm_size=3, comm_rank=r, root=1)
+            for r in range(3)] == [MessageCounts(0, 0, 2), MessageCounts(2, 40, 2), MessageCounts(0, 0, 2)]
+    assert message_counts("MPI_Reduce_scatter_block", calls=1, nbytes=8, comm_size=3, comm_rank=0,
+                          root=None) == MessageCounts(2, 16, 2)
     with pytest.raises(KeyError):
         message_counts("MPI_Nope", calls=1, nbytes=0, comm_size=1, comm_rank=0, root=None)
+
+
+def test_scan_is_mpich_recursive_doubling() -> None:
+    # round k pairs v with v xor 2**k when that rank exists: at P = 3, rank 0 talks to 1 and 2
+    assert _sent("MPI_Scan", 3) == [2, 1, 1]
+    assert _sent("MPI_Exscan", 5) == [3, 2, 2, 2, 1]
+    assert _sent("MPI_Scan", 8) == [3] * 8
+    assert MPI_CALLS["MPI_Exscan"].model.critical(5) == 3
+    assert message_counts("MPI_Exscan", calls=1, nbytes=8, comm_size=3, comm_rank=0, root=None) == \
+        MessageCounts(2, 16, 2)
+
+
+@given(st.integers(min_value=1, max_value=200))
+def test_scan_messages_pair_up(p: int) -> None:
+    # every exchange is a sendrecv: rank v sends to w in round k exactly when w sends to v
+    model = MPI_CALLS["MPI_Scan"].model
+    assert sum(_sent("MPI_Scan", p)) % 2 == 0
+    assert max(_sent("MPI_Scan", p)) == model.critical(p)

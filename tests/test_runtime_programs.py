@@ -60,6 +60,17 @@ def mpi_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def vcoll_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    try:
+        mpi = find_mpi()
+    except BuildError as exc:
+        pytest.skip(str(exc))
+    folder = tmp_path_factory.mktemp("mpi_vcoll")
+    build = build_runtime([mpi.mpicc, "-O1"], folder / "rt", mpi=True)
+    return compile_program(build, [mpi.mpicc, "-O1"], "mpi_vcoll.c", folder / "mpi_vcoll")
+
+
+@pytest.fixture(scope="module")
 def omp_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("omp")
     build = build_runtime(["gcc", "-O1", "-fopenmp"], folder / "rt", mpi=False)
@@ -272,6 +283,74 @@ def test_mpi_records_are_attributed_to_call_sites(mpi_program: Path, tmp_path: P
         assert main.values[0].first == 128.0
     graph = CallGraph.from_trace(trace)
     assert graph.find("main/exchange @4").by_rank[0].counters == {0: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1}
+
+
+def _scan_partners(p: int, r: int) -> int:
+    """MPICH's recursive-doubling (ex)scan: in round k rank r exchanges with r xor 2**k if it exists."""
+    return len([m for m in (1 << k for k in range(p.bit_length())) if m < p and r ^ m < p])
+
+
+def vcoll_expected(p: int, r: int) -> dict[str, tuple[int, int, int, int, int]]:
+    """(calls, elements, bytes, messages, bytes sent) of rank r's calls in mpi_vcoll.c on p ranks.
+
+    Array counts: elements are the whole array, bytes the blocks for the other ranks (4-byte ints,
+    8-byte doubles and long longs), sent in one message to every other rank.
+    """
+    others = [j for j in range(p) if j != r]
+    ints = [(r + 1) * (j + 2) for j in range(p)]
+    inplace = [r + j + 1 for j in range(p)]
+    sent = sum(ints[j] for j in others) * 4
+    sent_inplace = sum(inplace[j] for j in others) * 8
+    vcounts = [j + 1 for j in range(p)]
+    if r == 0:  # the scatterv root sends j + 1 ints to every rank j != 0
+        scatterv = (1, sum(vcounts), 4 * sum(vcounts[1:]), p - 1, 4 * sum(vcounts[1:]))
+    else:  # another rank records its receive block and sends nothing
+        scatterv = (1, r + 1, 4 * (r + 1), 0, 0)
+    scan = _scan_partners(p, r)
+    reduce_scatter = 8 * sum(vcounts[j] for j in others)
+    return {
+        "MPI_Alltoallv@4": (1, sum(ints), sent, p - 1, sent),
+        "MPI_Alltoallv@5": (1, sum(inplace), sent_inplace, p - 1, sent_inplace),
+        "MPI_Exscan@6": (1, 2, 16, scan, 16 * scan),
+        "MPI_Scan@7": (2, 6, 48, 2 * scan, 48 * scan),
+        "MPI_Scatterv@8": scatterv,
+        "MPI_Reduce_scatter@9": (1, sum(vcounts), reduce_scatter, p - 1, reduce_scatter),
+        "MPI_Reduce_scatter_block@10": (1, 2, 8, p - 1, 8 * (p - 1)),
+    }
+
+
+@pytest.mark.parametrize("nranks", [2, 3])
+def test_mpi_array_counts_and_scans(vcoll_program: Path, tmp_path: Path, nranks: int, capfd) -> None:
+    """Alltoallv (also in place), Exscan, Scan, Scatterv, Reduce_scatter(_block) are recorded with
+    the elements and bytes the program sends, and ``perfeq counts`` turns them into messages."""
+    mpi = find_mpi()
+    status, trace = traced([*mpi.launcher(nranks), str(vcoll_program)], tmp_path)
+    assert status == 0 and capfd.readouterr().out == "ok\n"
+    assert sorted(trace.ranks) == list(range(nranks)) and not trace.incomplete
+    counts = count_trace(trace)
+    for rank in range(nranks):
+        (main,) = contexts_by_path(trace, rank)["main"]
+        records = {f"{rec.call}@{rec.site}": rec for rec in main.mpi}
+        expected = vcoll_expected(nranks, rank)
+        for key, (calls, elements, nbytes, _, _) in expected.items():
+            rec = records[key]
+            assert (rec.calls, rec.elements, rec.bytes, rec.comm_size, rec.comm_rank) == \
+                (calls, elements, nbytes, nranks, rank), key
+        per_call = counts.ranks[rank].mpi
+        for name in ("MPI_Alltoallv", "MPI_Exscan", "MPI_Scan", "MPI_Scatterv", "MPI_Reduce_scatter",
+                     "MPI_Reduce_scatter_block"):
+            mine = [v for k, v in expected.items() if k.split("@")[0] == name]
+            assert (per_call[name].messages, per_call[name].bytes_sent) == \
+                (sum(m[3] for m in mine), sum(m[4] for m in mine)), name
+    assert cli_main(["counts", "--trace", str(tmp_path / "run.trace"), "--json"]) == 0
+    shown = json.loads(capfd.readouterr().out)
+    for rank in range(nranks):
+        alltoallv = shown["ranks"][str(rank)]["mpi"]["MPI_Alltoallv"]
+        expected = vcoll_expected(nranks, rank)
+        assert alltoallv["calls"] == 2 and alltoallv["messages"] == 2 * (nranks - 1)
+        assert alltoallv["bytes_sent"] == expected["MPI_Alltoallv@4"][4] + expected["MPI_Alltoallv@5"][4] > 0
+        assert shown["ranks"][str(rank)]["mpi"]["MPI_Exscan"]["messages"] == _scan_partners(nranks, rank)
+    assert shown["total"]["mpi"]["MPI_Scan"]["messages_critical"] == 2 * (nranks - 1).bit_length()
 
 
 # ---- OpenMP -----------------------------------------------------------------------------------

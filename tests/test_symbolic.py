@@ -127,6 +127,8 @@ EXACT = ["matmul", "shallow", "ocean", "cg"]
 # constant-true-ratio assumption), and its helpers leave early from data-dependent branches
 # samplesort's partition sizes are data received by MPI (fitted values, relaxed merge-sort sums)
 WITHIN_ONE_PERCENT = ["gauss", "omp_stencil", "sharks", "samplesort"]
+# bytes that depend on data sent by MPI calls with array counts (see test_example_counts_at_8x_size)
+DATA_BYTES_TOLERANCE = {"samplesort": 0.02}
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +157,11 @@ def test_example_counts_at_8x_size(example_runs, name):
     predicted = model.counts({k: float(v) for k, v in values.items()}, 4)["total"]
     tolerance = 1e-12 if name in EXACT else 0.01
     for key in ("par", "startup", "bytes"):
-        assert predicted[key] == pytest.approx(measured[key], rel=1e-12, abs=1e-9), key
+        # samplesort's MPI_Alltoallv sends the pieces of each rank's keys that belong to the other
+        # ranks; their sizes are data (where the splitters cut), so its bytes are the fitted n / P
+        # keys times the others' share (P - 1) / P: 0.9 % off at 8x on 4 ranks (messages stay exact)
+        rel = DATA_BYTES_TOLERANCE.get(name, 1e-12) if key == "bytes" else 1e-12
+        assert predicted[key] == pytest.approx(measured[key], rel=rel, abs=1e-9), key
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=tolerance), "ops"
     if name in EXACT:
         assert not [f for f in model.fallbacks if " loop " in f]
@@ -165,9 +171,14 @@ def test_samplesort_data_values_are_fitted(example_runs):
     """samplesort's partition sizes are data (they arrive by MPI_Alltoall): the values recorded at
     the loops they bound are fitted to a form of n and P, and the merge sort of what arrived stays
     symbolic in that form (within 1 % at 8x, tested above)."""
-    model, _, _ = example_runs("samplesort")
+    model, values, measured = example_runs("samplesort")
     data = [f for f in model.fallbacks if " value modeled as fit" in f]
     assert any("'received'" in f and "n/P" in f for f in data), model.fallbacks
+    # MPI_Alltoallv's sendcounts[] are data too: its elements per call (the n / P keys of a rank)
+    # are fitted and scale the bytes; the keys it moves are nearly all the bytes, 4 n (P - 1) / P
+    comms = [f for f in model.fallbacks if " communication modeled as fit" in f]
+    assert any("samplesort.c:" in f and "send_counts" in f and "= floor(n/P)" in f for f in comms), model.fallbacks
+    assert measured["bytes"] > 0.9 * 4 * values["n"] * 3 / 4
 
 
 @pytest.mark.parametrize("name", [e.name for e in load_catalog()])
