@@ -193,7 +193,7 @@ def _between_app(profile: MachineProfile, application: str | None) -> tuple[floa
     size = f"{100 * between.sigma:.3g} %" if profile.weighting == "relative" else f"{between.sigma:.3g} s"
     return between.sigma, (
         f"for an application the fit never saw: includes a between-application error of {size} "
-        f"(estimated by leaving each of {between.df} calibration applications out in turn)"
+        f"(estimated by leaving each of {len(between.app_bias)} calibration applications out in turn)"
     )
 
 

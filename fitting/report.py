@@ -53,9 +53,9 @@ def format_profile(profile: MachineProfile) -> str:
             suffix = " %" if profile.weighting == "relative" else " s"
             biases = ", ".join(f"{app} {unit * bias:+.3g}{suffix}" for app, bias in between.app_bias.items())
             lines.append(
-                f"between-application error {unit * between.sigma:.3g}{suffix} ({between.df} applications, "
-                f"each predicted from a fit on the others; mean error {biases}): added to prediction "
-                "intervals for applications the fit never saw"
+                f"between-application error {unit * between.sigma:.3g}{suffix} ({len(between.app_bias)} "
+                f"applications, each predicted from a fit on the others; mean error {biases}; "
+                f"{between.df} df): added to prediction intervals for applications the fit never saw"
             )
     lines.extend(_warnings(profile.warnings))
     return "\n".join(lines)
