@@ -43,6 +43,9 @@ COST_SPECS: tuple[CostSpec, ...] = (
     CostSpec("loads", "load", "ns", 1e-9, "seconds per array element or pointer load"),
     CostSpec("stores", "store", "ns", 1e-9, "seconds per array element or pointer store"),
     CostSpec("calls", "call", "ns", 1e-9, "seconds per function call"),
+    # Architectural linearization of control flow: data-dependent conditionals mispredicted at
+    # min(r, 1 - r) per evaluation, and data-dependent loop exits (perfeq.symbolic.counts).
+    CostSpec("branch", "mispredicted branch", "ns", 1e-9, "seconds per mispredicted branch"),
 )
 
 # The optional fixed start-up term (e.g. MPI_Init): its count is 1 for every run.

@@ -595,6 +595,27 @@ class CountModel:
                 return 1 - ratio if negate else ratio
         raise Unresolved(f"no conditional for block {block['id']}")
 
+    # ---- mispredicted branches ----------------------------------------------------------------
+    def mispredicted(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
+        """Mispredicted branches per execution of a ``then`` block (architectural linearization).
+
+        A conditional whose outcome is data (it keeps the run's true ratio r) is taken to be
+        mispredicted at the rate of a branch whose outcomes are independent, min(r, 1 - r) per
+        evaluation; evaluations are the ``then`` executions / r.  Conditions on the rank, P and
+        the parameters, and loop conditions, are predictable.
+        """
+        for cond in unit.data["conds"]:
+            if cond.get("then_block") == block_id and cond["kind"] == "if":
+                ratio = self._ratio.get((self._ids[id(ctx)], cond["id"]))
+                if isinstance(ratio, sp.Rational) and 0 < ratio < 1:
+                    return sp.Min(ratio, 1 - ratio) / ratio
+        return sp.Integer(0)
+
+    def loop_mispredicted(self, ctx, loop: dict) -> sp.Expr:
+        """Mispredicted exits per entry of a loop: 1 for a loop whose trip count is data (a fit or
+        a constant in place of its bounds, ``while (tries < 4 && kind(...) != want)``), else 0."""
+        return sp.Integer(1) if self._loop_mode.get((self._ids[id(ctx)], loop["id"])) is not None else sp.Integer(0)
+
     # ---- counts -------------------------------------------------------------------------------
     def local(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
         """Executions of a block per iteration of its innermost loop (per invocation outside loops)."""

@@ -29,7 +29,7 @@ from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 FORMAT = "perfeq-model"
 VERSION = 1
-COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS)
+COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS, "branch")
 
 
 @dataclass
@@ -227,11 +227,13 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None) -> Cos
         for block in unit["blocks"]:
             if block["id"] in cc.blocks:
                 it = chimod.block_item(unit, block, cc.blocks[block["id"]], context, T)
+                it.counts["branch"] = cc.blocks[block["id"]] * counter.mispredicted(cc.obs, cc.unit, block["id"])
                 items.append(_model_item(it))
         for loop in unit["loops"]:
             if loop["id"] in cc.loop_iterations:
                 it = chimod.loop_item(unit, loop, cc.loop_entries[loop["id"]], cc.loop_iterations[loop["id"]],
                                       context, T)
+                it.counts["branch"] = cc.loop_entries[loop["id"]] * counter.loop_mispredicted(cc.obs, loop)
                 items.append(_model_item(it))
         for region in unit["regions"]:
             if region["id"] in cc.regions:

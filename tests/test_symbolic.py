@@ -146,8 +146,10 @@ def example_runs(tmp_path_factory):
             values[first] *= 8
             big = run_small(example, binary, values, 4, folder / f"{name}.big.trace")
             cache[name] = (model, values, measured_counts(from_trace(big))["total"])
+            get.traces[name] = big
         return cache[name]
 
+    get.traces = {}
     return get
 
 
@@ -209,6 +211,30 @@ def test_example_counts_properties(example_runs, name):
             assert bigger["total"][key] >= counts["total"][key] * (1 - 1e-12) - 1e-9, key
 
     check()
+
+
+def test_mispredicted_branches(kernels, example_runs):
+    """Data-dependent conditionals are mispredicted at min(r, 1 - r) per evaluation: samplesort's
+    merge comparison at 8x on 4 ranks as its own run's ratios give it; rank conditions never."""
+    model, values, _ = example_runs("samplesort")
+    run = from_trace(example_runs.traces["samplesort"])
+    expected = 0.0
+    for ctx in run.contexts():
+        unit = run.units[ctx.unit]
+        if unit["functions"][ctx.function]["name"] != "merge":
+            continue
+        (cond,) = [c for c in unit["conds"] if c["function"] == ctx.function and c["kind"] == "if"]
+        then_slot = unit["blocks"][cond["then_block"]]["slot"]
+        at_slot = unit["blocks"][cond["block"]]["slot"]
+        then = sum(ctx.counter(r, then_slot) for r in range(run.nranks))
+        evaluated = sum(ctx.counter(r, at_slot) for r in range(run.nranks))
+        expected += evaluated * min(then / evaluated, 1 - then / evaluated)
+    predicted = sum(model.per_rank("branch", values, 4, index=i).sum()
+                    for i, item in enumerate(model.items) if item.function == "merge" and "branch" in item.counts)
+    assert expected > 0.3 * values["n"] * 8  # about one miss per merge step: n log2(n/P) steps
+    assert predicted == pytest.approx(expected, rel=0.02)
+    kernel_model, _ = kernels
+    assert kernel_model.counts({"n": 1000, "steps": 3}, 4)["total"]["branch"] == 0
 
 
 def test_fallbacks_name_file_and_line(example_runs):
