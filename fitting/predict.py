@@ -151,8 +151,14 @@ def predict(
                 within**2 / profile.df_resid + added**2 / profile.between_app.df
             )
         q_run = float(stats.t.ppf(0.5 + level / 2.0, run_df))
-        mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
-        prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
+        if profile.weighting == "relative" and time_s > 0:
+            # a relative error model is multiplicative: the interval is symmetric in log t, so it
+            # agrees with t (1 +- q s) to first order and never reaches below zero
+            mean_interval = _log_interval(time_s, q * mean_se / time_s)
+            prediction_interval = _log_interval(time_s, q_run * run_se / time_s)
+        else:
+            mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
+            prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
     return Prediction(
         time_s=time_s,
         level=level,
@@ -195,6 +201,11 @@ def _between_app(profile: MachineProfile, application: str | None) -> tuple[floa
         f"for an application the fit never saw: includes a between-application error of {size} "
         f"(estimated by leaving each of {len(between.app_bias)} calibration applications out in turn)"
     )
+
+
+def _log_interval(time_s: float, half_width: float) -> tuple[float, float]:
+    """``time_s`` times exp(-h) and exp(h): the interval of a relative (log-scale) error."""
+    return time_s * math.exp(-half_width), time_s * math.exp(half_width)
 
 
 def _count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:

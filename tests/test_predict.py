@@ -56,11 +56,26 @@ def test_intervals_match_statsmodels_get_prediction(runs, weighting):
 
     prediction = predict(profile, COUNTS, level=0.90)
     assert_allclose(prediction.time_s, frame["mean"].iloc[0], rtol=1e-9)
-    assert_allclose(prediction.mean_interval, frame[["mean_ci_lower", "mean_ci_upper"]].iloc[0], rtol=1e-8)
-    assert_allclose(
-        prediction.prediction_interval, frame[["obs_ci_lower", "obs_ci_upper"]].iloc[0], rtol=1e-8
-    )
+    mean_ci = frame[["mean_ci_lower", "mean_ci_upper"]].iloc[0].to_numpy()
+    obs_ci = frame[["obs_ci_lower", "obs_ci_upper"]].iloc[0].to_numpy()
+    if weighting == "relative":
+        # a relative error is multiplicative: statsmodels' half-width, relative to t, on a log scale
+        mean_ci = t_hat * np.exp(np.array([-1, 1]) * (mean_ci[1] - t_hat) / t_hat)
+        obs_ci = t_hat * np.exp(np.array([-1, 1]) * (obs_ci[1] - t_hat) / t_hat)
+    assert_allclose(prediction.mean_interval, mean_ci, rtol=1e-8)
+    assert_allclose(prediction.prediction_interval, obs_ci, rtol=1e-8)
     assert prediction.df_resid == 27 and prediction.intervals_note is None
+
+
+def test_relative_intervals_stay_positive():
+    """With a large relative error the interval is wide but never below zero (t exp(-q s), t exp(q s))."""
+    rng = np.random.default_rng(7)
+    noisy = [replace(run, time_s=run.time_s * float(np.exp(0.6 * rng.standard_normal())))
+             for run in synthetic_runs(30, rng)]
+    prediction = predict(fit_machine(noisy), COUNTS)
+    low, high = prediction.prediction_interval
+    assert 0 < low < prediction.time_s < high
+    assert low * high == pytest.approx(prediction.time_s**2, rel=1e-9)
 
 
 def test_prediction_intervals_cover_new_runs_at_their_level():
@@ -166,9 +181,8 @@ def test_a_new_application_adds_the_between_application_error(applications):
     assert_allclose(new.prediction_df, df_expected, rtol=1e-12)
     assert df < new.prediction_df < profile.df_resid
     q = stats.t.ppf(0.975, new.prediction_df)
-    assert_allclose(
-        new.prediction_interval, (new.time_s - q * new.run_stderr, new.time_s + q * new.run_stderr)
-    )
+    half = q * new.run_stderr / new.time_s  # relative weighting: a log-scale interval
+    assert_allclose(new.prediction_interval, (new.time_s * np.exp(-half), new.time_s * np.exp(half)))
     assert new.prediction_interval[0] < known.prediction_interval[0]
     assert "between-application error" in new.prediction_note
     assert new.prediction_note in format_prediction(new)
