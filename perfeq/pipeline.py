@@ -131,7 +131,7 @@ def run_small(example: Example, binary: Path, values: dict[str, float], procs: i
     command = launch_command(binary, example.argv(values), procs)
     with open(os.devnull, "w") as sink:
         env = environment(threads)
-        result = _quiet(lambda: run_instrumented(command, trace, env=env), sink)
+        result = _quiet(lambda: run_instrumented(command, trace, env=env, stdout=subprocess.DEVNULL), sink)
     if result.exit_status != 0 or result.trace is None:
         raise RunError(f"{example.name}: the instrumented run failed (exit {result.exit_status}): {' '.join(command)}")
     return result.trace

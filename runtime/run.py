@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfeq.errors import RunError, UsageError
 from perfeq.runtime.trace import IncompleteTraceWarning, MergeResult, merge_rank_traces
@@ -53,9 +54,11 @@ def exit_status_of(returncode: int) -> int:
 
 
 def run_instrumented(command: Sequence[str], output: Path | None = None, *,
-                     env: Mapping[str, str] | None = None) -> RunResult:
+                     env: Mapping[str, str] | None = None, stdout: Any = None) -> RunResult:
     """Run ``command`` (``['mpiexec', '-n', '2', './prog', '64']`` or ``['./prog', '64']``) and
     merge the traces its ranks write into ``output`` (default: :func:`default_trace_path`).
+    ``stdout`` is passed to :func:`subprocess.run` (``subprocess.DEVNULL`` to drop the program's
+    output; by default it is the caller's).
 
     Raises :class:`RunError` when the command cannot be started, or when it succeeds without
     writing any trace (not built with the perfeq runtime).
@@ -72,7 +75,7 @@ def run_instrumented(command: Sequence[str], output: Path | None = None, *,
         run_env = dict(mpi_env() if env is None else env)
         run_env["PERFEQ_TRACE"] = str(folder / "rank.%r.trace")
         try:
-            completed = subprocess.run(command, env=run_env, check=False)
+            completed = subprocess.run(command, env=run_env, check=False, stdout=stdout)
         except OSError as exc:
             raise RunError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
         status = exit_status_of(completed.returncode)
