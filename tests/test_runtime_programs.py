@@ -48,26 +48,25 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-@pytest.fixture(scope="module")
-def mpi_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _mpi_program(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """tests/c/runtime/NAME.c built with mpicc against the runtime with its PMPI wrappers."""
     try:
         mpi = find_mpi()
     except BuildError as exc:
         pytest.skip(str(exc))
-    folder = tmp_path_factory.mktemp("mpi")
+    folder = tmp_path_factory.mktemp(name)
     build = build_runtime([mpi.mpicc, "-O1"], folder / "rt", mpi=True)
-    return compile_program(build, [mpi.mpicc, "-O1"], "mpi_comm.c", folder / "mpi_comm")
+    return compile_program(build, [mpi.mpicc, "-O1"], f"{name}.c", folder / name)
+
+
+@pytest.fixture(scope="module")
+def mpi_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _mpi_program(tmp_path_factory, "mpi_comm")
 
 
 @pytest.fixture(scope="module")
 def vcoll_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    try:
-        mpi = find_mpi()
-    except BuildError as exc:
-        pytest.skip(str(exc))
-    folder = tmp_path_factory.mktemp("mpi_vcoll")
-    build = build_runtime([mpi.mpicc, "-O1"], folder / "rt", mpi=True)
-    return compile_program(build, [mpi.mpicc, "-O1"], "mpi_vcoll.c", folder / "mpi_vcoll")
+    return _mpi_program(tmp_path_factory, "mpi_vcoll")
 
 
 @pytest.fixture(scope="module")
