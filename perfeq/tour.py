@@ -88,9 +88,12 @@ def run_tour(args: argparse.Namespace) -> int:
     runs = read_runs(runs_path)
     _say("fit", "t = chi * beta + e by weighted least squares (statsmodels)")
     profile = None
-    # best held-out accuracy first (benchmarks/prediction_accuracy.py): operations, L1 misses and
-    # mispredicted branches; then fewer costs until none comes out negative
-    for costs in (("ops", "l1", "branch"), ("ops", "branch", "bytes"), ("ops", "branch"), ("ops", "bytes"), ("ops",)):
+    # best held-out accuracy first (benchmarks/prediction_accuracy.py): memory operations and
+    # mispredicted branches, with the message costs when the runs pin them down; then simpler sets
+    # until no cost comes out negative
+    for costs in (("loads", "stores", "branch", "startup", "bytes"), ("loads", "stores", "branch", "bytes"),
+                  ("loads", "stores", "branch"), ("ops", "branch", "bytes"), ("ops", "branch"), ("ops", "bytes"),
+                  ("ops",)):
         try:
             candidate = fit_machine(runs, costs=list(costs), intercept=True)
         except FitError as exc:
