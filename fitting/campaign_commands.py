@@ -48,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--machine", type=Path, required=True, help="machine profile (perfeq fit or machine-profile)")
     p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
     p.add_argument("--level", type=float, default=0.95)
+    p.add_argument("--application", metavar="NAME",
+                   help="the program's name among the runs the machine was fitted on (default: the model's "
+                   "source file name); a program not among them gets the between-application error")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -191,7 +194,8 @@ def run_predict(args: argparse.Namespace) -> int:
             if key in profile.names:
                 entry[key] = entry.get(key, 0.0) + value
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != "const"}
-    prediction = predict(profile, priced, blocks, level=args.level)
+    application = args.application or Path(model.program).stem
+    prediction = predict(profile, priced, blocks, level=args.level, application=application)
     if args.json:
         print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
                           "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))
