@@ -76,6 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--weighting", choices=WEIGHTINGS, default="relative", help="as for perfeq fit (default relative)"
     )
     v.add_argument("--intercept", action="store_true", help="also fit 'const', a fixed time per run")
+    v.add_argument("--build", metavar="NAME", help="validate the runs of this build configuration (needed when "
+                   "the file holds several)")
     v.add_argument(
         "--level", type=float, default=0.95, help="level of the prediction intervals (default 0.95)"
     )
@@ -206,13 +208,13 @@ def run_breakdown(args: argparse.Namespace) -> int:
 
 def run_validate(args: argparse.Namespace) -> int:
     from .commands import _cost_list
-    from .runs import read_runs
+    from .runs import read_runs, select_build
     from .validate import cross_validate, format_validation, write_validation
 
     _check_level(args.level)
     if args.output.exists() and not args.output.is_dir():
         raise UsageError(f"-o {args.output}: exists and is not a folder")
-    runs = read_runs(args.runs)
+    runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     costs = _cost_list(args.costs) if args.costs is not None else None
     result = cross_validate(
         runs,

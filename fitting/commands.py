@@ -17,7 +17,7 @@ from .diagnostics import write_residual_plots
 from .fit import fit_machine
 from .profile import WEIGHTINGS, manual_profile, save_profile
 from .report import format_profile
-from .runs import read_runs
+from .runs import read_runs, select_build
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -51,6 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit.add_argument(
         "--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)"
     )
+    fit.add_argument("--build", metavar="NAME", help="fit the runs of this build configuration (needed when "
+                     "the file holds several, perfeq calibrate --build)")
     fit.add_argument("--plots", metavar="DIR", help="write residual plots (PNG) into DIR")
     fit.add_argument("--json", action="store_true", help="print the profile as JSON instead of the table")
     fit.set_defaults(func=run_fit)
@@ -77,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_fit(args: argparse.Namespace) -> int:
     costs = _cost_list(args.costs) if args.costs is not None else None
-    runs = read_runs(args.runs)
+    runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     profile = fit_machine(
         runs,
         costs,

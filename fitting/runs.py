@@ -314,3 +314,23 @@ def _header_of(path: Path) -> tuple[str, ...]:
             if line.strip() and not line.startswith("#"):
                 return tuple(name.strip() for name in next(csv.reader([line])))
     return ()
+
+
+def select_build(runs: list[Run], build: str | None, where: str) -> list[Run]:
+    """The runs of one build configuration: ``build``, or the only one the file has.
+
+    Costs of one machine do not mix builds (-O0 and -O3 runs of the same counts take very different
+    times), so a file with several builds needs ``--build NAME``; FitError otherwise.
+    """
+    builds = sorted({run.build for run in runs})
+    if build is not None:
+        chosen = [run for run in runs if run.build == build]
+        if not chosen:
+            raise FitError(f"no runs of build {build!r} (the file has: {', '.join(repr(b) for b in builds)})",
+                           location=where)
+        return chosen
+    if len(builds) > 1:
+        raise FitError(f"the runs come from {len(builds)} builds ({', '.join(repr(b) for b in builds)}); "
+                       "one machine profile per build: choose one with --build NAME", location=where)
+    return runs
+

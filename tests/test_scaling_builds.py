@@ -209,3 +209,17 @@ def test_systems_from_builds_and_hosts():
     assert list(scaling_frame_from_runs(one_host)["system"]) == ["O0", "O0", "O3", "x"]
     assert list(scaling_frame_from_runs(one_host.drop(columns="build"))["system"]) == ["x"] * 4
     assert list(scaling_frame_from_runs(runs, system_column="host")["system"]) == ["x", "x", "y", "y"]
+
+
+def test_fit_and_validate_take_one_build(campaign, tmp_path, capsys):
+    """One machine profile per build: a file with several needs --build (one-line error otherwise)."""
+    _, path = campaign
+    assert main(["fit", str(path), "--costs", "ops"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(path) in err and "--build NAME" in err
+    assert main(["fit", str(path), "--costs", "ops", "--build", BUILDS[0], "-o", str(tmp_path / "m.json")]) == 0
+    assert "4 runs" in capsys.readouterr().out
+    assert main(["fit", str(path), "--costs", "ops", "--build", "O9"]) == 2
+    assert "no runs of build 'O9'" in capsys.readouterr().err
+    assert main(["validate", str(path), "--costs", "ops", "-o", str(tmp_path / "v")]) == 2
+    assert "--build NAME" in capsys.readouterr().err
