@@ -27,13 +27,15 @@ static long long perfeq__type_size(MPI_Datatype type)
     return size;
 }
 
-/* Size of `comm` and this rank's rank in it; -1 for MPI_COMM_NULL or on error. */
+/* Size of `comm` and this rank's rank in it; -1 for MPI_COMM_NULL, an intercommunicator (its
+ * count arrays are indexed by the remote group, and its messages are not modeled) or on error. */
 static void perfeq__comm_info(MPI_Comm comm, int *size, int *rank)
 {
+    int inter = 0;
     *size = -1;
     *rank = -1;
-    if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, size) != MPI_SUCCESS ||
-        PMPI_Comm_rank(comm, rank) != MPI_SUCCESS) {
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(comm, size) != MPI_SUCCESS || PMPI_Comm_rank(comm, rank) != MPI_SUCCESS) {
         *size = -1;
         *rank = -1;
     }

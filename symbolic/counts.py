@@ -298,6 +298,12 @@ class CountModel:
                 self._relaxed = False
                 symbolic = self.total(ctx, unit, loop["body_block"])
                 if self._check(ctx, unit, loop["body_block"], symbolic):
+                    if self._relaxed:
+                        self.fallbacks.append(Fallback(
+                            self._where(unit, loop["line"]), "relaxed", "loop",
+                            "a sum over its iterations has no closed form with floor, ceiling or ?:, so they were "
+                            "replaced by their mean; the result reproduces the run but may be off by a fraction of "
+                            "an iteration per entry at other sizes"))
                     return
                 scale = self._scale(ctx, unit, loop["body_block"], symbolic)
                 if scale is not None:
@@ -333,10 +339,13 @@ class CountModel:
                 measured += node.counter(rank, slot)
             if predicted <= 0 or measured <= 0:
                 return None
-            ratios.append(measured / predicted)
-        if max(ratios) > 1.05 * min(ratios):
+            ratios.append((measured, measured / predicted))
+        values = [ratio for _, ratio in ratios]
+        if max(values) > 1.05 * min(values):
             return None
-        return sp.nsimplify(ratios[0], rational=True, tolerance=1e-12)
+        # the largest run's: an approximate (relaxed) sum and a drifting true ratio are both closest
+        # to where the model is headed at the largest size measured
+        return sp.nsimplify(max(ratios)[1], rational=True, tolerance=1e-12)
 
     def _fallback_trips(self, ctx, unit: UnitView, loop: dict, reason: str) -> sp.Expr:
         """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
@@ -387,7 +396,7 @@ class CountModel:
         it is within 5 % of each.
         """
         values, trips = samples[0]
-        if trips <= 0:
+        if any(t <= 0 for _, t in samples):
             return None, ""
         if len(samples) == 1:
             for form in self._forms()[:5 * max(1, len(self.size_symbols))]:
@@ -497,17 +506,18 @@ class CountModel:
 
         A value that is data, not a function of the parameters in the source (partition sizes
         received by MPI_Alltoall, a count read from an array), is fitted like a trip count (the
-        paper's step 2): its mean over the entries, averaged over the ranks, in every run that holds
-        this context.  The fit is named in the model's fallbacks; None when no form fits.
+        paper's step 2): its mean over the entries of all ranks, in every run that holds
+        this context (weighted by entries).  The fit is named in the model's fallbacks; None when no
+        form fits.
         """
         key = (self._ids[id(ctx)], unit.key, slot)
         if key not in self._recorded:
             samples = []
             for run, node in self._same_context(ctx):
-                means = [stats[slot].mean for stats in node.values.values()
-                         if slot in stats and stats[slot].mean is not None]
-                if means:
-                    mean = Fraction(sum(means) / len(means)).limit_denominator(10**6)
+                stats = [by_slot[slot] for by_slot in node.values.values()
+                         if slot in by_slot and by_slot[slot].sum is not None and by_slot[slot].n]
+                if stats:  # the mean over every entry of every rank: what total iterations need
+                    mean = Fraction(sum(s.sum for s in stats) / sum(s.n for s in stats)).limit_denominator(10**6)
                     samples.append((self.values(run, 0), sp.Rational(mean.numerator, mean.denominator)))
             fitted, note = self._fit(samples) if samples else (None, "")
             if fitted is not None:
@@ -799,7 +809,7 @@ def _summation(expr: sp.Expr, limits: tuple, loop: dict) -> tuple[sp.Expr, bool]
     result = sp.summation(expr, limits)
     if not result.has(sp.Sum):
         return result, False
-    relaxed = _relax(expr)
+    relaxed = _relax(expr, limits[0])
     if relaxed != expr:
         result = sp.summation(relaxed, limits)
         if not result.has(sp.Sum):
@@ -807,10 +817,30 @@ def _summation(expr: sp.Expr, limits: tuple, loop: dict) -> tuple[sp.Expr, bool]
     raise Unresolved(f"no closed form for the sum over the loop at line {loop['line']}")
 
 
-def _relax(expr: sp.Expr) -> sp.Expr:
-    """floor(x), ceiling(x) -> x; Piecewise -> its first branch."""
-    return expr.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)), lambda e: e.args[0]).replace(
-        lambda e: isinstance(e, sp.Piecewise) and not e.args[0].cond.free_symbols <= {RANK, P, T},
+def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """The summand with its floor and ceiling terms in the summation variable replaced by their mean
+    value, and a ``?:`` on the variable by its first branch.
+
+    floor(p/q * v + c) is x - (q - 1) / (2 q) on average over consecutive v (the mean of its
+    fractional part), ceiling likewise x + (q - 1) / (2 q); an argument not linear in v with a
+    rational slope (``ceiling(n / 2**(t + 1))``, a trip count over a halving width) is taken as x,
+    which keeps the blocked idiom ``for (lo = 0; lo < n; lo += B) ... min(lo + B, n) - lo`` summing
+    to n.  Terms without ``var`` stay.
+    """
+    def mean_fraction(arg: sp.Expr) -> sp.Expr:
+        slope = sp.diff(arg, var)
+        if slope.is_Rational and not sp.diff(slope, var):
+            q = sp.Rational(slope).q
+            return sp.Rational(q - 1, 2 * q)
+        return sp.Integer(0)
+
+    def relax_one(e: sp.Expr) -> sp.Expr:
+        arg = e.args[0]
+        return arg - mean_fraction(arg) if isinstance(e, sp.floor) else arg + mean_fraction(arg)
+
+    relaxed = expr.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
+    return relaxed.replace(
+        lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)
 
 

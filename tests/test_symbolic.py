@@ -4,6 +4,7 @@ a real instrumented run at 8x the size on 4 processes (oversubscribed; counting 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from perfeq.instrument.compile import compile_instrumented
 from perfeq.pipeline import build_instrumented, find_example, load_catalog, model_example, run_small
 from perfeq.runtime.run import run_instrumented
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import Machine
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.model import build_model, load_model
@@ -330,3 +332,38 @@ def test_predict_command_interval_for_a_new_or_a_fitted_application(kernels, tmp
     assert "one of the fitted applications" in known["prediction_note"]
     assert new["prediction_interval"][1] - new["prediction_interval"][0] > (
         known["prediction_interval"][1] - known["prediction_interval"][0])
+
+
+@pytest.mark.parametrize("small", [(30,), (31, 62)])
+def test_sum_without_closed_form_is_relaxed_and_named(tmp_path, small):
+    """sum over i of floor(i / 2) has no closed form in sympy: floor is replaced by its mean over
+    consecutive i, the loop is named in the fallbacks, and the count stays within a fraction of an
+    iteration per entry at larger sizes, odd and even."""
+    source = HERE / "c" / "symbolic" / "relaxed.c"
+    binary = tmp_path / "relaxed"
+    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], tmp_path / "build")
+
+    def trace(n: int) -> Path:
+        result = run_instrumented([*find_mpi().launcher(2), str(binary), str(n)], tmp_path / f"r{n}.trace",
+                                  env=mpi_env(), stdout=subprocess.DEVNULL)
+        assert result.exit_status == 0
+        return result.trace
+
+    model = build_model([trace(n) for n in small])
+    line = next(i for i, text in enumerate(source.read_text().splitlines(), 1) if "for (j = 0; j < i / 2" in text)
+    assert any(f"relaxed.c:{line}:" in f and ("relaxed" in f.split(":", 2)[2]) for f in model.fallbacks), model.fallbacks
+    for n in (1000, 1001):
+        measured = measured_counts(from_trace(trace(n)))["total"]["ops"]
+        assert model.counts({"n": float(n)}, 2)["total"]["ops"] == pytest.approx(measured, rel=2e-3)
+
+
+def test_fit_refuses_samples_that_are_not_positive(kernels):
+    """A form is c * f(N): a run with zero or negative trips has none (and must not divide by zero)."""
+    _, trace = kernels
+    counter = CountModel(from_trace(trace(24, 2, 2, "fit-zero.trace")))
+    n, steps = size_symbol("n"), size_symbol("steps")
+    small, large = {n: 64, steps: 3, P: 2}, {n: 128, steps: 3, P: 2}
+    assert counter._fit([(small, sp.Integer(32)), (large, sp.Integer(0))]) == (None, "")
+    assert counter._fit([(small, sp.Integer(32)), (large, sp.Integer(-4))]) == (None, "")
+    fitted, _ = counter._fit([(small, sp.Integer(32)), (large, sp.Integer(64))])
+    assert fitted is not None and fitted.subs({n: 256, steps: 3, P: 2}) == 128
