@@ -508,6 +508,14 @@ class MessageCounts:
                              self.critical + other.critical)
 
 
+def relative_rank(comm_size: int | None, comm_rank: int | None, root: int | None) -> tuple[int, int]:
+    """(P, v) of a record: the communicator's size (1 when unknown) and this rank's rank relative
+    to the root (its rank when the call has no root), as the message models take them."""
+    p = comm_size if comm_size and comm_size > 0 else 1
+    rank = comm_rank if comm_rank is not None and comm_rank >= 0 else 0
+    return p, (rank - root) % p if root is not None and root >= 0 else rank
+
+
 def message_counts(call: str, *, calls: int, nbytes: int, comm_size: int | None,
                    comm_rank: int | None, root: int | None) -> MessageCounts:
     """The messages of ``calls`` calls of ``call`` by one rank, whose blocks total ``nbytes``.
@@ -515,9 +523,7 @@ def message_counts(call: str, *, calls: int, nbytes: int, comm_size: int | None,
     Raises KeyError for a call that is not in :data:`MPI_CALLS`.
     """
     spec = MPI_CALLS[call]
-    p = comm_size if comm_size and comm_size > 0 else 1
-    rank = comm_rank if comm_rank is not None and comm_rank >= 0 else 0
-    v = (rank - root) % p if root is not None and root >= 0 else rank
+    p, v = relative_rank(comm_size, comm_rank, root)
     model = spec.model
     return MessageCounts(
         sent=calls * model.sent(p, v),

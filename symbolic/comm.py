@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
-from perfeq.runtime.mpi_spec import MPI_CALLS, OTHERS_SHARE, MessageModel
+from perfeq.runtime.mpi_spec import MPI_CALLS, OTHERS_SHARE, MessageModel, relative_rank
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.resolve import Resolver
 from perfeq.symbolic.symbols import RANK, P
@@ -134,14 +134,7 @@ def summed_bytes(comm: dict, elements: sp.Expr) -> sp.Expr:
 
 def sending_records(spec, records: list) -> list:
     """The records of ranks that send blocks in ``spec``'s model (all ranks, or a scatterv's root)."""
-    out = []
-    for rec in records:
-        p = rec.comm_size if rec.comm_size and rec.comm_size > 0 else 1
-        rank = rec.comm_rank if rec.comm_rank is not None and rec.comm_rank >= 0 else 0
-        v = (rank - rec.root) % p if rec.root is not None and rec.root >= 0 else rank
-        if spec.model.blocks(p, v) > 0:
-            out.append(rec)
-    return out
+    return [rec for rec in records if spec.model.blocks(*relative_rank(rec.comm_size, rec.comm_rank, rec.root)) > 0]
 
 
 def _measured_summed_bytes(comm: dict, spec, records: list, notes: list[str]) -> sp.Expr:
@@ -162,13 +155,7 @@ def _block_bytes(comm: dict, resolver: Resolver, records: list, notes: list[str]
     calls = sum(r.calls for r in records)
     elements = sum(r.elements for r in records)
     measured_bytes = sum(r.bytes for r in records)
-    size = None
-    if elements:
-        size = sp.Rational(measured_bytes, elements)
-    elif comm["datatype"] in MPI_TYPE_SIZES:
-        size = sp.Integer(MPI_TYPE_SIZES[comm["datatype"]])
-    elif comm["datatype"] and comm["datatype"].removeprefix("MPI_").lower() in TYPE_SIZES:
-        size = sp.Integer(TYPE_SIZES[comm["datatype"].removeprefix("MPI_").lower()])
+    size = sp.Rational(measured_bytes, elements) if elements else type_size(comm["datatype"])
     if comm["count"] is None:
         return sp.Integer(0)
     try:

@@ -34,8 +34,8 @@ from perfeq.symbolic.resolve import (
 )
 from perfeq.symbolic.symbols import RANK, P, T
 
-# The bytes of an array-count MPI call whose elements were fitted must reproduce the run within
-# this (relative), the acceptance of a fit in _fit.
+# A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
+# every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
 
 
@@ -206,8 +206,7 @@ class CountModel:
                                              for rec in node.mpi.get(r, {}).get(comm["id"], [])])
             calls = sum(rec.calls for rec in sending)
             if calls:
-                mean = Fraction(sum(rec.elements for rec in sending), calls).limit_denominator(10**6)
-                samples.append((self.values(run, 0), sp.Rational(mean.numerator, mean.denominator)))
+                samples.append((self.values(run, 0), _rational(Fraction(sum(rec.elements for rec in sending), calls))))
         fitted, note = self._fit(samples) if samples else (None, "")
         if fitted is None:
             return None, ""
@@ -341,7 +340,7 @@ class CountModel:
                 return None
             ratios.append((measured, measured / predicted))
         values = [ratio for _, ratio in ratios]
-        if max(values) > 1.05 * min(values):
+        if max(values) > (1 + FIT_TOLERANCE) * min(values):
             return None
         # the largest run's: an approximate (relaxed) sum and a drifting true ratio are both closest
         # to where the model is headed at the largest size measured
@@ -419,7 +418,7 @@ class CountModel:
         if not candidates:
             return None, ""
         best_error = min(c[0] for c in candidates)
-        if best_error > 0.05:
+        if best_error > FIT_TOLERANCE:
             return None, ""
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
@@ -517,8 +516,7 @@ class CountModel:
                 stats = [by_slot[slot] for by_slot in node.values.values()
                          if slot in by_slot and by_slot[slot].sum is not None and by_slot[slot].n]
                 if stats:  # the mean over every entry of every rank: what total iterations need
-                    mean = Fraction(sum(s.sum for s in stats) / sum(s.n for s in stats)).limit_denominator(10**6)
-                    samples.append((self.values(run, 0), sp.Rational(mean.numerator, mean.denominator)))
+                    samples.append((self.values(run, 0), _rational(sum(s.sum for s in stats) / sum(s.n for s in stats))))
             fitted, note = self._fit(samples) if samples else (None, "")
             if fitted is not None:
                 self.fallbacks.append(Fallback(where, "fit", "value", f"{what} is data ({reason}); its recorded "
@@ -694,8 +692,7 @@ class CountModel:
         # another control statement (loop, switch, region) between the if and the block?
         for other in unit.blocks:
             if (other is not block and other["function"] == block["function"] and other["kind"] == "after"
-                    and other["anchor"] == block["anchor"] and best["line"] <= other["line"] <= block["line"]
-                    and other["id"] != block["id"]):
+                    and other["anchor"] == block["anchor"] and best["line"] <= other["line"] <= block["line"]):
                 return None
         return best
 
@@ -796,15 +793,20 @@ class CountModel:
         return self.invocations(parent, expr)
 
 
-def _summation(expr: sp.Expr, limits: tuple, loop: dict) -> tuple[sp.Expr, bool]:
-    """The sum of ``expr`` over a loop's iteration space, in closed form.
+def _rational(mean: float | Fraction) -> sp.Rational:
+    """A measured mean as a rational with a denominator of at most 10^6 (what ``_fit`` takes)."""
+    fraction = Fraction(mean).limit_denominator(10**6)
+    return sp.Rational(fraction.numerator, fraction.denominator)
 
-    When sympy finds none (ceilings of a halving width, a ``?:`` clamp such as
-    ``hi = lo + 2 * w < n ? lo + 2 * w : n``), the sum of the relaxed summand is taken: floor and
-    ceiling by their argument, a ``?:`` by its first branch (the common case of a clamp).  That
-    sum is close, not exact, so the check against the run fails and the loop keeps the symbolic
-    form times the measured factor when that factor is the same in every run (``_scale``), else
-    falls back to a fit.  No closed form even then: :class:`Unresolved`.
+
+def _summation(expr: sp.Expr, limits: tuple, loop: dict) -> tuple[sp.Expr, bool]:
+    """The sum of ``expr`` over a loop's iteration space, in closed form, and whether it was relaxed.
+
+    When sympy finds none (``j < i / 2``, ceilings of a halving width, a ``?:`` clamp such as
+    ``hi = lo + 2 * w < n ? lo + 2 * w : n``), the sum of the relaxed summand (:func:`_relax`) is
+    taken.  That sum is close, not always exact: the caller checks it against the run, and a loop
+    that does not reproduce it keeps the form times the measured factor (``_scale``) or falls back
+    to a fit.  No closed form even then: :class:`Unresolved`.
     """
     result = sp.summation(expr, limits)
     if not result.has(sp.Sum):
