@@ -15,8 +15,9 @@ import statsmodels.api as sm
 
 from perfeq.errors import FitError
 
-from .costs import INTERCEPT, cost_spec
+from .costs import cost_spec
 from .design import Design, build_design, collinearity, collinearity_warnings
+from .predict import count_vector
 from .profile import WEIGHTINGS, BetweenApp, CostEstimate, MachineProfile, RunSummary, now_iso
 from .runs import Run
 
@@ -161,9 +162,7 @@ def between_application_error(
         beta = np.array([fold.costs[name].value for name in names])
         cov = np.array([[fold.covariance[row][col] for col in names] for row in names])
         mine = [run for run in runs if run.app == app]
-        x = np.array(
-            [[1.0 if name == INTERCEPT else run.counts.get(name, 0.0) for name in names] for run in mine]
-        )
+        x = np.array([count_vector(fold, run.counts) for run in mine])
         t_hat = x @ beta
         t = np.array([run.time_s for run in mine])
         var = np.einsum("ij,jk,ik->i", x, cov, x)

@@ -16,7 +16,7 @@ from scipy import stats
 from perfeq.errors import FitError
 
 from .costs import COSTS, INTERCEPT
-from .profile import MachineProfile
+from .profile import MachineProfile, error_text
 
 DOMINANT_SHARE = 0.10  # a cost is "dominant" when it makes up at least this share of the predicted time
 NO_INTERVALS = "no intervals: the profile's costs were given by hand (source 'manual'), not fitted"
@@ -117,7 +117,7 @@ def predict(
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
     notes = _unpriced(profile, counts, "counts")
-    x = _count_vector(profile, counts)
+    x = count_vector(profile, counts)
     beta = np.array([profile.costs[name].value for name in profile.names])
     parts = beta * x
     time_s = float(parts.sum())
@@ -196,9 +196,9 @@ def _between_app(profile: MachineProfile, application: str | None) -> tuple[floa
             "older perfeq): for a program the fit never saw, the prediction interval holds the fit's own "
             "error only and is likely too narrow"
         )
-    size = f"{100 * between.sigma:.3g} %" if profile.weighting == "relative" else f"{between.sigma:.3g} s"
     return between.sigma, (
-        f"for an application the fit never saw: includes a between-application error of {size} "
+        "for an application the fit never saw: includes a between-application error of "
+        f"{error_text(between.sigma, profile.weighting)} "
         f"(estimated by leaving each of {len(between.app_bias)} calibration applications out in turn)"
     )
 
@@ -208,7 +208,8 @@ def _log_interval(time_s: float, half_width: float) -> tuple[float, float]:
     return time_s * math.exp(-half_width), time_s * math.exp(half_width)
 
 
-def _count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
+def count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
+    """The counts in the order of ``profile.names``, ``const`` counted once (FitError when one is missing)."""
     values = []
     for name in profile.names:
         if name == INTERCEPT:

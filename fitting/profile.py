@@ -49,6 +49,13 @@ class RunSummary:
     std_resid: float  # internally studentized residual (dimensionless)
 
 
+def error_text(value: float, weighting: str | None, sign: bool = False) -> str:
+    """An error in a profile's unit: percent of the run time under ``relative`` weighting, else
+    seconds (``sign``: with + for positive values)."""
+    spec = "+.3g" if sign else ".3g"
+    return f"{100 * value:{spec}} %" if weighting == "relative" else f"{value:{spec}} s"
+
+
 @dataclass(frozen=True)
 class BetweenApp:
     """The error of a prediction for an application the fit never saw, beyond the fit's own intervals.

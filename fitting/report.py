@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .costs import cost_spec
 from .predict import Prediction
-from .profile import MachineProfile
+from .profile import MachineProfile, error_text
 
 
 def format_profile(profile: MachineProfile) -> str:
@@ -49,11 +49,10 @@ def format_profile(profile: MachineProfile) -> str:
         )
         between = profile.between_app
         if between is not None:
-            unit = 100.0 if profile.weighting == "relative" else 1.0
-            suffix = " %" if profile.weighting == "relative" else " s"
-            biases = ", ".join(f"{app} {unit * bias:+.3g}{suffix}" for app, bias in between.app_bias.items())
+            biases = ", ".join(f"{app} {error_text(bias, profile.weighting, sign=True)}"
+                               for app, bias in between.app_bias.items())
             lines.append(
-                f"between-application error {unit * between.sigma:.3g}{suffix} ({len(between.app_bias)} "
+                f"between-application error {error_text(between.sigma, profile.weighting)} ({len(between.app_bias)} "
                 f"applications, each predicted from a fit on the others; mean error {biases}; "
                 f"{between.df} df): added to prediction intervals for applications the fit never saw"
             )
@@ -100,9 +99,8 @@ def _p_value(value: float | None) -> str:
 
 
 def _sigma(profile: MachineProfile) -> str:
-    if profile.weighting == "relative":
-        return f"{100 * profile.sigma:.3g} % of run time (relative)"
-    return f"{profile.sigma:.3g} s"
+    text = error_text(profile.sigma, profile.weighting)
+    return f"{text} of run time (relative)" if profile.weighting == "relative" else text
 
 
 def _host(profile: MachineProfile) -> str:

@@ -26,6 +26,7 @@ from .costs import COSTS
 from .figures import new_figure, save_figure
 from .fit import fit_machine
 from .predict import predict
+from .profile import error_text
 from .runs import Run
 
 ERROR_MARKS = (20.0, 40.0, 60.0)  # the paper: over 90 % of runs within 40 % error, all within 60 %
@@ -260,9 +261,8 @@ def format_validation(result: Validation) -> str:
     )
     lines.extend(f"not predicted: {app}: {reason}" for app, reason in result.skipped.items())
     if result.between_app:
-        unit, suffix = (100.0, " %") if result.weighting == "relative" else (1.0, " s")
         taus = [
-            f"{row.app} {unit * row.between_app_sigma:.3g}{suffix}"
+            f"{row.app} {error_text(row.between_app_sigma, result.weighting)}"
             for row in result.summaries
             if row.between_app_sigma is not None
         ]
