@@ -11,6 +11,8 @@ On a cluster, ``--slurm`` writes a batch script (from a jinja2 template) instead
 
 from __future__ import annotations
 
+import random
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,9 +46,16 @@ class Point:
         return (self.example.name, tuple(sorted(self.values.items())), self.procs, self.rep, self.build)
 
 
+ORDERS = ("shuffled", "grouped")
+
+
 def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None,
-         builds: tuple[str, ...] = ("",)) -> list[Point]:
-    """Every point; the builds alternate innermost, so slow drifts of the machine hit them alike."""
+         builds: tuple[str, ...] = ("",), order: str = "grouped", seed: int = 0) -> list[Point]:
+    """Every point.  ``grouped``: application by application, the builds alternating innermost.
+    ``shuffled``: the same points in a random order fixed by ``seed``, so that slow drifts of a
+    shared machine (minutes of a noisy neighbour) spread over every application's runs instead of
+    shifting one application's times as a block (which a leave-one-application-out fit then reads
+    as that application's own cost)."""
     points = []
     for example in examples:
         for values in sizes or example.calibration():
@@ -54,6 +63,10 @@ def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[
                 for rep in range(reps):
                     for build in builds:
                         points.append(Point(example, dict(values), p, rep, build))
+    if order == "shuffled":
+        random.Random(seed).shuffle(points)
+    elif order != "grouped":
+        raise ValueError(f"unknown order {order!r}")
     return points
 
 
@@ -70,12 +83,15 @@ def _done(path: Path) -> set[tuple]:
 def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: list[int], reps: int,
                  launcher: str | None = None, small_procs: int = 2,
                  progress: Callable[[str], None] | None = None,
-                 builds: dict[str, tuple[str, ...]] | None = None) -> list[Run]:
+                 builds: dict[str, tuple[str, ...]] | None = None,
+                 order: str = "shuffled", seed: int = 0) -> list[Run]:
     """Time every calibration point not yet in ``output``; append each run as it finishes.
 
     ``builds`` maps build names to the flags that replace ``-O2`` (e.g. ``{"O0": ("-O0",)}``);
     every point is then timed once per build.  The model (counts) comes from one instrumented
-    default build: the counts are those of the source and do not depend on the flags.
+    default build: the counts are those of the source and do not depend on the flags.  Every
+    model and binary is made before the first run is timed, so that the timings are one
+    uninterrupted stretch in the order ``order`` (see :func:`plan`).
     """
     from perfeq.symbolic.linearize import Machine
     from perfeq.symbolic.model import build_model
@@ -83,15 +99,14 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     say = progress or (lambda text: print(text, file=sys.stderr))
     done = _done(output)
     builds = builds or {"": None}
-    points = [p for p in plan(examples, procs, reps, builds=tuple(builds)) if p.key() not in done]
+    points = [p for p in plan(examples, procs, reps, builds=tuple(builds), order=order, seed=seed)
+              if p.key() not in done]
     if not points:
         say(f"calibrate: every point is already in {output}")
         return []
     machine = Machine.detect()
     models, binaries = {}, {}
-    written: list[Run] = []
-    host = machine.name
-    for index, point in enumerate(points, start=1):
+    for point in points:
         example = point.example
         if example.name not in models:
             say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
@@ -102,6 +117,10 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
         if (example.name, point.build) not in binaries:
             folder = workdir / "plain" / point.build if point.build else workdir / "plain"
             binaries[example.name, point.build] = build_plain(example, folder, builds[point.build])
+    written: list[Run] = []
+    host = machine.name
+    for index, point in enumerate(points, start=1):
+        example = point.example
         binary = binaries[example.name, point.build]
         seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
         counts = models[example.name].counts({k: float(v) for k, v in point.values.items()}, point.procs, 1, machine)
@@ -124,9 +143,10 @@ SLURM_TEMPLATE = """#!/bin/bash
 # Each line appends "app,params,procs,rep,seconds" to {{ times }}; then run
 #   perfeq calibrate --import-times {{ times }} -o runs.csv
 set -euo pipefail
+export OMP_NUM_THREADS=1  # the campaign's counts are for one thread per process
 {% for point in points %}
 start=$(date +%s.%N); {{ point.command }} > /dev/null; end=$(date +%s.%N)
-echo "{{ point.app }},{{ point.params }},{{ point.procs }},{{ point.rep }},$(echo "$end - $start" | bc)" >> {{ times }}
+awk -v s="$start" -v e="$end" 'BEGIN { printf "{{ point.app }},{{ point.params }},{{ point.procs }},{{ point.rep }},%.6f\\n", e - s }' >> "{{ times }}"
 {% endfor %}
 """
 
@@ -138,7 +158,7 @@ def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Pat
     if not points:
         raise UsageError("no calibration points to write")
     rows = [{"app": p.example.name, "params": p.params, "procs": p.procs, "rep": p.rep,
-             "command": " ".join(launch_command(binaries[p.example.name], p.example.argv(p.values), p.procs, launcher))}
+             "command": shlex.join(launch_command(binaries[p.example.name], p.example.argv(p.values), p.procs, launcher))}
             for p in points]
     text = jinja2.Template(SLURM_TEMPLATE, undefined=jinja2.StrictUndefined).render(
         points=rows, max_procs=max(p.procs for p in points), times=times, time_limit=time_limit)

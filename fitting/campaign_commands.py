@@ -26,11 +26,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also applications the catalog marks as not fit for calibration (poorly modeled)")
     c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
     c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
+    c.add_argument("--order", choices=("shuffled", "grouped"), default="shuffled",
+                   help="run order: shuffled (default; a machine's slow drifts spread over all applications) "
+                   "or grouped (application by application)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
     c.add_argument("--build", action="append", metavar="NAME=FLAGS", dest="builds",
                    help="time every point once per build configuration: FLAGS replace -O2 "
                    "(e.g. --build O0=-O0 --build O3='-O3 -march=native'); NAME goes into the runs' build column")
     c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}')")
-    c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder)")
+    c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder; with --slurm, SCRIPT.d, "
+                   "since the script runs the binaries later)")
     c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
     c.add_argument("--import-times", type=Path, metavar="CSV", help="read times measured by a --slurm script")
     c.add_argument("-o", "--output", type=Path, required=True, help="runs CSV (appended to; resumable)")
@@ -121,15 +126,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if args.slurm:
             from perfeq.pipeline import build_plain
 
+            # the script runs the binaries after perfeq has exited: they cannot live in a temp folder
+            workdir = (args.workdir or Path(f"{args.slurm}.d")).resolve()
             binaries = {e.name: build_plain(e, workdir / "plain") for e in examples}
-            write_slurm_script(plan(examples, procs, args.reps), binaries, args.slurm,
+            write_slurm_script(plan(examples, procs, args.reps, order=args.order, seed=args.seed), binaries, args.slurm,
                                args.output.with_suffix(".times.csv"), args.launcher or "srun -n {P} {cmd}")
             print(f"wrote {args.slurm}: sbatch it, then perfeq calibrate --import-times "
                   f"{args.output.with_suffix('.times.csv')} -o {args.output}", file=sys.stderr)
             return 0
         if args.import_times:
             return _import_times(args, examples, workdir)
-        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds)
+        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds,
+                            order=args.order, seed=args.seed)
     print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
     return 0
 
