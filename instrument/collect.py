@@ -829,6 +829,8 @@ class FunctionCollector:
             self.argv_by_reference(call)
             if name in self.u.user_functions:
                 self.user_call(call, name)
+                if target and _direct_value(node) is call:
+                    self.returned_allocation(call, name, target)
             elif name.startswith("MPI_"):
                 self.mpi_call(call, name)
             elif name in ALLOCATORS:
@@ -920,6 +922,15 @@ class FunctionCollector:
         extents = [args[size_index]] + ([args[1]] if name == "calloc" and len(args) > 1 else [])
         self.u.unit.shapes.append(
             d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot)
+        )
+
+    def returned_allocation(self, call: c_ast.FuncCall, name: str, target: str) -> None:
+        """``psi = new_grid(local_nx + 2, n + 2)``: ``psi`` may be what the callee allocates (its size
+        is resolved in the symbolic stage, from the callee's allocation and these arguments)."""
+        args = self.u.unit.calls[-1].args
+        self.u.unit.shapes.append(
+            d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, "call", 1, [name, *args],
+                         None, None)
         )
 
     def argv_by_reference(self, call: c_ast.FuncCall) -> None:
@@ -1299,3 +1310,12 @@ def _straight_line_functions(defined, user_functions, typedefs, fields, globals_
             simple[name] = ops
             changed = True
     return simple
+
+
+def _direct_value(node: c_ast.Node) -> c_ast.Node:
+    """The value a statement assigns (``x = (T *) f(...)`` -> the call), casts removed."""
+    if isinstance(node, c_ast.Assignment) and node.op == "=":
+        node = node.rvalue
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return node

@@ -25,7 +25,7 @@ import sympy as sp
 
 from perfeq.errors import UsageError
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
-from perfeq.symbolic.resolve import Resolver
+from perfeq.symbolic.resolve import Resolver, formal_symbol
 from perfeq.symbolic.symbols import RANK, P, T
 
 if TYPE_CHECKING:
@@ -187,6 +187,11 @@ def _array_bytes(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> sp.E
             continue
         resolver = Resolver(unit, fn if shape["function"] is not None else fn, None, shape["line"],
                             counter.param_symbols)
+        if shape["kind"] == "call":
+            size = _returned_bytes(counter, unit, fn, shape, depth)
+            if size is not None:
+                return size
+            continue
         try:
             if shape["kind"] in ("malloc", "realloc", "aligned_alloc"):
                 return to_sympy(shape["extents"][0], resolver)
@@ -211,3 +216,32 @@ def _array_bytes(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> sp.E
                 return _array_bytes(counter, ctx.parent, punit, call["function"], arg, depth + 1)
     return None
 
+
+def _returned_bytes(counter, unit, fn: int, shape: dict, depth: int) -> sp.Expr | None:
+    """Bytes of ``name = callee(args)`` when the callee (same unit) makes exactly one allocation:
+    the allocation's size in the callee's parameters, with the call's arguments put in."""
+    callee_name, *args = shape["extents"]
+    callees = [i for i, f in enumerate(unit.functions) if f["name"] == callee_name]
+    if len(callees) != 1 or depth > 10:
+        return None
+    callee = callees[0]
+    allocations = [s for s in unit.data["shapes"] if s["function"] == callee
+                   and s["kind"] in ("malloc", "calloc", "realloc", "aligned_alloc")]
+    if len(allocations) != 1:
+        return None
+    inner = allocations[0]
+    params = unit.functions[callee]["params"]
+    resolver = Resolver(unit, callee, None, inner["line"], counter.param_symbols)
+    outer = Resolver(unit, fn, None, shape["line"], counter.param_symbols)
+    try:
+        extents = [to_sympy(e, resolver) for e in inner["extents"]]
+        size = extents[0] * extents[1] if inner["kind"] == "calloc" else extents[0]
+        size = sp.sympify(size)
+        values = {}
+        for index, name in enumerate(params):  # only the parameters the size depends on
+            symbol = formal_symbol(callee_name, name)
+            if symbol in size.free_symbols:
+                values[symbol] = to_sympy(args[index], outer)
+    except (Unresolved, IndexError):
+        return None
+    return size.xreplace(values)

@@ -1,0 +1,88 @@
+"""Held-out error of several cost sets on kept calibration campaigns, and what limits it.
+
+Re-analyses runs CSVs written by ``prediction_accuracy.py --keep`` (no timing; the bundled
+campaigns in benchmarks/data were measured on the 2-core development VM): for each cost set,
+leave-one-application-out mean |error| per campaign (perfeq's own cross-validation, relative
+weighting, with const) and each application's signed bias; then two floors no cost set can beat:
+
+* in-sample: each application fitted on its own runs alone (the same cost set), i.e. the error a
+  model with per-application costs would still leave (noise, cache and process-count effects);
+* drift: each application's geometric-mean time in every campaign relative to the first one, i.e.
+  how much the machine moved one application against the others between campaigns.
+
+    python benchmarks/cost_sets.py [RUNS.csv ...] [--costs loads,stores,branch --costs ops,branch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from perfeq.errors import FitError
+from perfeq.fitting.fit import fit_machine
+from perfeq.fitting.runs import read_runs
+from perfeq.fitting.validate import cross_validate
+
+DATA = Path(__file__).parent / "data"
+DEFAULT_COSTS = ("loads,stores,branch", "loads,branch", "ops,branch", "ops,bytes", "l1,flops,loads,branch")
+
+
+def in_sample_error(runs, costs: list[str]) -> float:
+    """Mean |error| when every application is fitted on its own runs (costs it never exercises dropped)."""
+    errors = []
+    for app in sorted({run.app for run in runs}):
+        mine = [run for run in runs if run.app == app]
+        used = [cost for cost in costs if any(run.counts.get(cost, 0) for run in mine)]
+        try:
+            profile = fit_machine(mine, costs=used, intercept=True, between_app=False)
+        except FitError:  # costs that one application's runs cannot separate
+            return float("nan")
+        errors += [abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]
+    return float(np.mean(errors))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", type=Path, help="runs CSVs (default: benchmarks/data/*.runs.csv)")
+    parser.add_argument("--costs", action="append", help="a comma-separated cost set (repeatable)")
+    args = parser.parse_args(argv)
+    paths = args.runs or sorted(DATA.glob("*.runs.csv"))
+    if not paths:
+        print("cost_sets: no runs CSVs given and none in benchmarks/data", file=sys.stderr)
+        return 2
+    campaigns = {path.name.removesuffix(".runs.csv"): read_runs(path) for path in paths}
+    names = list(campaigns)
+    print(f"campaigns: {', '.join(names)}")
+    for text in args.costs or DEFAULT_COSTS:
+        costs = text.split(",")
+        overall, bias, floor = [], {}, []
+        for runs in campaigns.values():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = cross_validate(runs, costs=costs, intercept=True, between_app=False)
+                floor.append(in_sample_error(runs, costs))
+            overall.append(result.overall.average_error)
+            for summary in result.summaries:
+                bias.setdefault(summary.app, []).append(summary.mean_error)
+        print(f"\n{text} (+ const): held-out mean |error| "
+              + " ".join(f"{100 * e:5.1f}" for e in overall) + f"   mean {100 * np.mean(overall):.1f} %")
+        print("  in-sample, each application on its own runs: "
+              + " ".join(f"{100 * e:5.1f}" for e in floor) + f"   mean {100 * np.mean(floor):.1f} %")
+        for app, values in sorted(bias.items()):
+            print(f"  bias {app:12s}" + " ".join(f"{100 * v:+7.1f}" for v in values))
+    print("\ndrift: geometric-mean time of each application relative to the first campaign")
+    first = campaigns[names[0]]
+    for app in sorted({run.app for run in first}):
+        base = np.exp(np.mean([np.log(run.time_s) for run in first if run.app == app]))
+        ratios = [np.exp(np.mean([np.log(run.time_s) for run in runs if run.app == app])) / base
+                  for runs in campaigns.values()]
+        print(f"  {app:12s}" + " ".join(f"{r:6.2f}" for r in ratios))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
