@@ -7,8 +7,9 @@ weighting, with const) and each application's signed bias; then two floors no co
 
 * in-sample: each application fitted on its own runs alone (the same cost set), i.e. the error a
   model with per-application costs would still leave (noise, cache and process-count effects);
-* drift: each application's geometric-mean time in every campaign relative to the first one, i.e.
-  how much the machine moved one application against the others between campaigns.
+* drift: each application's geometric-mean time in every campaign relative to its time in the first
+  one; applications that do not move together show a change of the machine that a fit would read as
+  one application's cost.
 
     python benchmarks/cost_sets.py [RUNS.csv ...] [--costs loads,stores,branch --costs ops,branch]
 """

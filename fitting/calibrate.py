@@ -50,24 +50,40 @@ ORDERS = ("shuffled", "grouped")
 
 
 def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None,
-         builds: tuple[str, ...] = ("",), order: str = "grouped", seed: int = 0) -> list[Point]:
-    """Every point.  ``grouped``: application by application, the builds alternating innermost.
-    ``shuffled``: the same points in a random order fixed by ``seed``, so that slow drifts of a
-    shared machine (minutes of a noisy neighbour) spread over every application's runs instead of
-    shifting one application's times as a block (which a leave-one-application-out fit then reads
-    as that application's own cost)."""
-    points = []
+         builds: tuple[str, ...] = ("",), order: str = "shuffled", seed: int = 0) -> list[Point]:
+    """Every point, each one's builds next to each other (so slow drifts of the machine hit the
+    builds of a point alike: ``perfeq scaling`` compares them).  ``grouped``: application by
+    application.  ``shuffled``: the points in a random order fixed by ``seed`` (the builds of a
+    point in a rotating order), so that a drift of a shared machine over tens of seconds spreads
+    over every application's runs instead of shifting one application's times as a block, which a
+    leave-one-application-out fit reads as that application's own cost."""
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}")
+    groups = []
     for example in examples:
         for values in sizes or example.calibration():
             for p in procs:
                 for rep in range(reps):
-                    for build in builds:
-                        points.append(Point(example, dict(values), p, rep, build))
+                    groups.append([Point(example, dict(values), p, rep, build) for build in builds])
     if order == "shuffled":
-        random.Random(seed).shuffle(points)
-    elif order != "grouped":
-        raise ValueError(f"unknown order {order!r}")
-    return points
+        random.Random(seed).shuffle(groups)
+        groups = [group[i % len(group):] + group[:i % len(group)] for i, group in enumerate(groups)]
+    return [point for group in groups for point in group]
+
+
+def example_model(example: Example, workdir: Path, small_procs: int = 2):
+    """The model a campaign prices its runs with: one instrumented run at the small size."""
+    from perfeq.symbolic.model import build_model
+
+    inst = build_instrumented(example, workdir)
+    return build_model([run_small(example, inst, example.small, small_procs, workdir / f"{example.name}.trace")])
+
+
+def run_counts(model, params: str | dict[str, float], procs: int, threads: int, machine) -> dict[str, float]:
+    """The counts stored beside a run's time: the slowest rank's, one per cost column."""
+    values = {k: float(v) for k, v in (parse_params(params) if isinstance(params, str) else params).items()}
+    slowest = model.counts(values, procs, threads, machine)["slowest"]
+    return {cost: float(slowest.get(cost, 0.0)) for cost in COSTS}
 
 
 def _done(path: Path) -> set[tuple]:
@@ -94,7 +110,6 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     uninterrupted stretch in the order ``order`` (see :func:`plan`).
     """
     from perfeq.symbolic.linearize import Machine
-    from perfeq.symbolic.model import build_model
 
     say = progress or (lambda text: print(text, file=sys.stderr))
     done = _done(output)
@@ -110,9 +125,7 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
         example = point.example
         if example.name not in models:
             say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
-            inst = build_instrumented(example, workdir)
-            trace = run_small(example, inst, example.small, small_procs, workdir / f"{example.name}.trace")
-            models[example.name] = build_model([trace])
+            models[example.name] = example_model(example, workdir, small_procs)
             models[example.name].save(workdir / f"{example.name}.model.json")
         if (example.name, point.build) not in binaries:
             folder = workdir / "plain" / point.build if point.build else workdir / "plain"
@@ -123,9 +136,8 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
         example = point.example
         binary = binaries[example.name, point.build]
         seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
-        counts = models[example.name].counts({k: float(v) for k, v in point.values.items()}, point.procs, 1, machine)
-        slowest = {cost: float(counts["slowest"].get(cost, 0.0)) for cost in COSTS}
-        run = Run(example.name, point.params, point.procs, seconds, slowest, threads=1, rep=point.rep, host=host,
+        counts = run_counts(models[example.name], point.values, point.procs, 1, machine)
+        run = Run(example.name, point.params, point.procs, seconds, counts, threads=1, rep=point.rep, host=host,
                   timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build)
         append_runs(output, [run])
         written.append(run)
@@ -146,7 +158,7 @@ set -euo pipefail
 export OMP_NUM_THREADS=1  # the campaign's counts are for one thread per process
 {% for point in points %}
 start=$(date +%s.%N); {{ point.command }} > /dev/null; end=$(date +%s.%N)
-awk -v s="$start" -v e="$end" 'BEGIN { printf "{{ point.app }},{{ point.params }},{{ point.procs }},{{ point.rep }},%.6f\\n", e - s }' >> "{{ times }}"
+printf '%s,%s\\n' {{ point.row }} "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", e - s }')" >> {{ times_quoted }}
 {% endfor %}
 """
 
@@ -157,11 +169,13 @@ def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Pat
 
     if not points:
         raise UsageError("no calibration points to write")
-    rows = [{"app": p.example.name, "params": p.params, "procs": p.procs, "rep": p.rep,
+    rows = [{"row": shlex.quote(f"{p.example.name},{p.params},{p.procs},{p.rep}"),
              "command": shlex.join(launch_command(binaries[p.example.name], p.example.argv(p.values), p.procs, launcher))}
             for p in points]
+    times = Path(times).resolve()  # the job may start in another folder
     text = jinja2.Template(SLURM_TEMPLATE, undefined=jinja2.StrictUndefined).render(
-        points=rows, max_procs=max(p.procs for p in points), times=times, time_limit=time_limit)
+        points=rows, max_procs=max(p.procs for p in points), times=times, times_quoted=shlex.quote(str(times)),
+        time_limit=time_limit)
     write_atomic(path, text)
     path.chmod(0o755)
 

@@ -13,6 +13,8 @@ from perfeq.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from .calibrate import ORDERS
+
     c = subparsers.add_parser(
         "calibrate",
         help="time the calibration applications at several sizes and process counts (runs CSV)",
@@ -26,14 +28,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also applications the catalog marks as not fit for calibration (poorly modeled)")
     c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
     c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
-    c.add_argument("--order", choices=("shuffled", "grouped"), default="shuffled",
+    c.add_argument("--order", choices=ORDERS, default="shuffled",
                    help="run order: shuffled (default; a machine's slow drifts spread over all applications) "
                    "or grouped (application by application)")
     c.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
     c.add_argument("--build", action="append", metavar="NAME=FLAGS", dest="builds",
                    help="time every point once per build configuration: FLAGS replace -O2 "
                    "(e.g. --build O0=-O0 --build O3='-O3 -march=native'); NAME goes into the runs' build column")
-    c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}')")
+    c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}'); "
+                   "its words are passed as they are, not expanded by a shell (also in a --slurm script)")
     c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder; with --slurm, SCRIPT.d, "
                    "since the script runs the binaries later)")
     c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
@@ -145,12 +148,10 @@ def run_calibrate(args: argparse.Namespace) -> int:
 def _import_times(args, examples, workdir: Path) -> int:
     from datetime import datetime, timezone
 
-    from perfeq.pipeline import run_small
     from perfeq.symbolic.linearize import Machine
-    from perfeq.symbolic.model import build_model
 
-    from .costs import COSTS
-    from .runs import Run, append_runs, parse_params
+    from .calibrate import example_model, run_counts
+    from .runs import Run, append_runs
 
     by_name = {e.name: e for e in examples}
     machine = Machine.detect()
@@ -161,16 +162,15 @@ def _import_times(args, examples, workdir: Path) -> int:
             if len(row) != 5 or row[0] not in by_name:
                 raise UsageError(f"{args.import_times}:{lineno}: expected app,params,procs,rep,seconds")
             app, params, procs, rep, seconds = row
-            example = by_name[app]
+            try:
+                procs, rep, seconds = int(procs), int(rep), float(seconds)
+            except ValueError:
+                raise UsageError(f"{args.import_times}:{lineno}: expected app,params,procs,rep,seconds "
+                                 "with whole procs and rep and seconds a number") from None
             if app not in models:
-                from perfeq.pipeline import build_instrumented
-
-                binary = build_instrumented(example, workdir)
-                models[app] = build_model([run_small(example, binary, example.small, 2, workdir / f"{app}.trace")])
-            values = {k: float(v) for k, v in parse_params(params).items()}
-            counts = models[app].counts(values, int(procs), 1, machine)["slowest"]
-            runs.append(Run(app, params, int(procs), float(seconds), {c: float(counts.get(c, 0)) for c in COSTS},
-                            rep=int(rep), host=machine.name,
+                models[app] = example_model(by_name[app], workdir)
+            runs.append(Run(app, params, procs, seconds, run_counts(models[app], params, procs, 1, machine),
+                            rep=rep, host=machine.name,
                             timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds")))
     append_runs(args.output, runs)
     print(f"calibrate: imported {len(runs)} runs into {args.output}", file=sys.stderr)

@@ -298,7 +298,8 @@ class FunctionCollector:
             # straight-line code: its operations are added to every caller's block, no hooks
             self.u.unit.functions.append(
                 d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, 0, 0, -1, False, [],
-                                     self.returned_expression(), self.u.inlined[self.name].to_dict()))
+                                     self.returned_expression(), self.u.inlined[self.name].to_dict(),
+                                     self.returned_names()))
             return
         brace = self.u.tok(fd.body, "{")
         if brace is None:
@@ -319,8 +320,19 @@ class FunctionCollector:
             )
         self.u.unit.functions.append(
             d.FunctionDescriptor(self.index, self.name, fd.coord.line, self.params, self.nslots, self.nvalues,
-                                 first_block, False, self.assignments, self.returned_expression(), None)
+                                 first_block, False, self.assignments, self.returned_expression(), None,
+                                 self.returned_names())
         )
+
+    def returned_names(self) -> list[str] | None:
+        """The variables ``return NAME;`` statements return; None if a return gives anything else."""
+        names = set()
+        for node in _walk(self.funcdef.body):
+            if isinstance(node, c_ast.Return):
+                if not isinstance(node.expr, c_ast.ID):
+                    return None
+                names.add(node.expr.name)
+        return sorted(names) or None
 
     def returned_expression(self) -> str | None:
         """The original text of ``expr`` when the whole body is ``return expr;`` (inlined by the model)."""
@@ -921,7 +933,8 @@ class FunctionCollector:
             self.u.insert(self.src.tokens[b].end, ")", 60, closing=True)
         extents = [args[size_index]] + ([args[1]] if name == "calloc" and len(args) > 1 else [])
         self.u.unit.shapes.append(
-            d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot)
+            d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot,
+                         self.loop)
         )
 
     def returned_allocation(self, call: c_ast.FuncCall, name: str, target: str) -> None:
@@ -930,7 +943,7 @@ class FunctionCollector:
         args = self.u.unit.calls[-1].args
         self.u.unit.shapes.append(
             d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, "call", 1, [name, *args],
-                         None, None)
+                         None, None, self.loop)
         )
 
     def argv_by_reference(self, call: c_ast.FuncCall) -> None:

@@ -126,6 +126,7 @@ class ArrayShape:
     extents: list[str]  # per dimension (fixed/vla) or the byte count expression (malloc...)
     element: str | None  # element type text
     value_slot: int | None  # the recorded size (allocations) or first non-constant extent
+    loop: int | None = None  # innermost loop around an allocation or call, None outside loops
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,7 @@ class FunctionDescriptor:
     assignments: list[Assignment]
     returns: str | None = None  # the expression, when the body is a single return statement
     inlined_ops: dict[str, int] | None = None  # straight-line function: operations added to each caller
+    returned_names: list[str] | None = None  # every ``return NAME;`` names one of these; None: other returns
 
 
 @dataclass

@@ -156,12 +156,13 @@ def nest_items(counter, contexts) -> list[dict[str, Any]]:
             accesses = sum((cc.blocks.get(b["id"], 0) * (b["ops"]["loads"] + b["ops"]["stores"]) for b in inside),
                            sp.Integer(0))
             arrays = sorted({name for b in inside for name in b.get("arrays", [])})
-            footprint = sp.Integer(0)
             allowed = {P, T, RANK, *counter.size_symbols}
+            sized = {}  # each array once, however many names it has here (dot(r, r))
             for name in arrays:
-                size = _array_bytes(counter, cc.obs, unit, fn, name)
-                if size is not None and not (sp.sympify(size).free_symbols - allowed):
-                    footprint += size
+                found = _array(counter, cc.obs, unit, fn, name)
+                if found is not None and not (found[1].free_symbols - allowed):
+                    sized[found[0]] = found[1]
+            footprint = sum(sized.values(), sp.Integer(0))
             nests.append({
                 "unit": unit.data["source"], "line": loop["line"], "function": unit.functions[fn]["name"],
                 "arrays": arrays, "footprint": sp.sympify(footprint), "accesses": sp.sympify(accesses),
@@ -178,29 +179,31 @@ def _in_nest(unit, loop_id: int | None, root: int) -> bool:
     return False
 
 
-def _array_bytes(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> sp.Expr | None:
-    """Bytes of array ``name`` as seen in function ``fn`` of context ``ctx`` (following call arguments)."""
+def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tuple, sp.Expr] | None:
+    """The array ``name`` names in function ``fn`` of context ``ctx``, following call arguments to
+    the caller: ``(where it was declared or allocated, its bytes)``, or None when unknown."""
     if depth > 10:
         return None
     for shape in unit.data["shapes"]:
         if shape["name"] != name or shape["function"] not in (fn, None):
             continue
-        resolver = Resolver(unit, fn if shape["function"] is not None else fn, None, shape["line"],
-                            counter.param_symbols)
+        root = (unit.data["source"], shape["id"])
         if shape["kind"] == "call":
-            size = _returned_bytes(counter, unit, fn, shape, depth)
+            size = _returned_bytes(counter, unit, fn, shape)
             if size is not None:
-                return size
+                return root, size
             continue
+        resolver = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
         try:
             if shape["kind"] in ("malloc", "realloc", "aligned_alloc"):
-                return to_sympy(shape["extents"][0], resolver)
+                return root, sp.sympify(to_sympy(shape["extents"][0], resolver))
             if shape["kind"] == "calloc":
-                return to_sympy(shape["extents"][0], resolver) * to_sympy(shape["extents"][1], resolver)
+                return root, sp.sympify(to_sympy(shape["extents"][0], resolver) * to_sympy(shape["extents"][1],
+                                                                                       resolver))
             size = sp.Integer(TYPE_SIZES.get(shape["element"] or "double", WORD))
             for extent in shape["extents"]:
                 size *= to_sympy(extent, resolver)
-            return size
+            return root, sp.sympify(size)
         except (Unresolved, IndexError):
             return None
     params = unit.functions[fn]["params"]
@@ -213,26 +216,30 @@ def _array_bytes(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> sp.E
         if index < len(call["args"]):
             arg = call["args"][index].strip().lstrip("&")
             if arg.isidentifier():
-                return _array_bytes(counter, ctx.parent, punit, call["function"], arg, depth + 1)
+                return _array(counter, ctx.parent, punit, call["function"], arg, depth + 1)
     return None
 
 
-def _returned_bytes(counter, unit, fn: int, shape: dict, depth: int) -> sp.Expr | None:
-    """Bytes of ``name = callee(args)`` when the callee (same unit) makes exactly one allocation:
-    the allocation's size in the callee's parameters, with the call's arguments put in."""
+def _returned_bytes(counter, unit, fn: int, shape: dict) -> sp.Expr | None:
+    """Bytes of ``name = callee(args)`` when the callee (same unit, not recursive) makes exactly one
+    allocation, outside any loop, and every ``return`` returns that allocation's variable: its size
+    in the callee's parameters, with the call's arguments put in.  Otherwise None (unknown)."""
     callee_name, *args = shape["extents"]
     callees = [i for i, f in enumerate(unit.functions) if f["name"] == callee_name]
-    if len(callees) != 1 or depth > 10:
+    if len(callees) != 1:
         return None
     callee = callees[0]
+    fdesc = unit.functions[callee]
     allocations = [s for s in unit.data["shapes"] if s["function"] == callee
                    and s["kind"] in ("malloc", "calloc", "realloc", "aligned_alloc")]
-    if len(allocations) != 1:
+    if len(allocations) != 1 or fdesc.get("recursive"):
         return None
     inner = allocations[0]
+    if inner.get("loop") is not None or not inner["name"] or fdesc.get("returned_names") != [inner["name"]]:
+        return None
     params = unit.functions[callee]["params"]
     resolver = Resolver(unit, callee, None, inner["line"], counter.param_symbols)
-    outer = Resolver(unit, fn, None, shape["line"], counter.param_symbols)
+    outer = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
     try:
         extents = [to_sympy(e, resolver) for e in inner["extents"]]
         size = extents[0] * extents[1] if inner["kind"] == "calloc" else extents[0]

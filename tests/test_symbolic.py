@@ -367,3 +367,27 @@ def test_fit_refuses_samples_that_are_not_positive(kernels):
     assert counter._fit([(small, sp.Integer(32)), (large, sp.Integer(-4))]) == (None, "")
     fitted, _ = counter._fit([(small, sp.Integer(32)), (large, sp.Integer(64))])
     assert fitted is not None and fitted.subs({n: 256, steps: 3, P: 2}) == 128
+
+
+def test_footprints_of_arrays_from_helper_functions(tmp_path):
+    """The cache rule sizes an array returned by a helper that allocates it once, with the call's
+    arguments; it does not take a scratch allocation or one made in a loop for the returned array,
+    and an array passed twice to the same function counts once."""
+    source = HERE / "c" / "symbolic" / "helpers.c"
+    binary = tmp_path / "helpers"
+    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], tmp_path / "build")
+    result = run_instrumented([*find_mpi().launcher(1), str(binary), "40"], tmp_path / "h.trace", env=mpi_env(),
+                              stdout=subprocess.DEVNULL)
+    assert result.exit_status == 0
+    model = build_model([result.trace])
+    n = size_symbol(next(iter(model.parameters)))
+    footprints = {}
+    for nest in model.nests:
+        footprints.setdefault(nest["function"], []).append(sp.expand(nest["footprint"]))
+    # dot(a, a): one vector of n doubles; dot(a, b): that one and b (2n doubles from new_vector(2 * n))
+    assert sorted(footprints["dot"], key=str) == sorted([8 * n, 24 * n], key=str)
+    # total(w) with w = use_scratch(a, n) (returns its argument) and total(g) with g = grown(n)
+    # (allocated in a loop): unknown, so no footprint rather than a wrong one
+    assert footprints["total"] == [0, 0]
+    # main's loop over a and b sizes both; the one over g does not
+    assert sp.expand(8 * n + 16 * n) in footprints["main"] and 0 in footprints["main"]
