@@ -238,6 +238,13 @@ def _profile(
                 f"cost '{name}' ({shown}) is not significantly different from zero (p = {p_value:.2g}); "
                 "the runs hardly exercise it"
             )
+        elif spec.plausible and not spec.plausible[0] <= value <= spec.plausible[1]:
+            low, high = (bound / spec.unit_seconds for bound in spec.plausible)
+            notes.append(
+                f"cost '{name}' ({shown}) is outside what it costs on real machines ({low:.3g}-{high:.3g} "
+                f"{spec.display_unit}): it has probably absorbed another effect that its column follows "
+                "(e.g. message columns, zero at P = 1, take up the slowdown of processes sharing a node)"
+            )
     hosts = sorted({run.host for run in design.runs if run.host})
     if len(hosts) > 1:
         notes.append(

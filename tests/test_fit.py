@@ -205,3 +205,12 @@ def test_between_application_error_tracks_the_spread_of_application_biases():
     ]
     assert np.median(small) < 0.03  # 3 % run-to-run noise, no application bias
     assert 0.15 < np.median(large) < 0.6  # sd 25 %, plus the bias the fit carries from the others
+
+
+def test_flags_costs_outside_what_real_machines_have():
+    # 50 ns per byte (20 MB/s) is slower than any interconnect or shared memory: the kind of value a
+    # message column takes when it absorbs something else; 1 ns per byte is not flagged
+    slow = synthetic_runs(40, np.random.default_rng(11), costs={**TRUE_COSTS, "bytes": 5e-8})
+    notes = fit_machine(slow).warnings
+    assert any("cost 'bytes'" in note and "outside what it costs on real machines" in note for note in notes)
+    assert not any("outside what it costs" in note for note in fit_machine(synthetic_runs(40, np.random.default_rng(11))).warnings)
