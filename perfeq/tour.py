@@ -108,8 +108,6 @@ def run_tour(args: argparse.Namespace) -> int:
         raise FitError("no set of costs could be fitted from the calibration runs")
     save_profile(profile, out / "machine.json")
     print("    " + format_profile(profile).replace("\n", "\n    "))
-    for note in profile.warnings:
-        print(f"    warning: {note}")
 
     check = example.calibration()[0]
     _say("check", f"{example.name} at {check} on 2 processes: predicted vs a real run")
