@@ -777,7 +777,9 @@ class FunctionCollector:
             d.CondDescriptor(len(self.u.unit.conds), self.index, "if", node.coord.line,
                              src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
                              then_block, else_block, [], None, sorted(_names(node.cond)),
-                             self.counter().count(node.cond).to_dict())
+                             self.counter().count(node.cond).to_dict(),
+                             _moves_only(node.iftrue) and (node.iffalse is None or _moves_only(node.iffalse))
+                             and not _short_circuit(node.cond))
         )
         return src.tokens[end].end
 
@@ -1332,3 +1334,25 @@ def _direct_value(node: c_ast.Node) -> c_ast.Node:
     while isinstance(node, c_ast.Cast):
         node = node.expr
     return node
+
+
+def _moves_only(stmt: c_ast.Node | None) -> bool:
+    """``x = e;`` or ``{ x = e; y = f; }``: at most two assignments to plain variables, from expressions
+    without calls, assignments or increments (what compilers if-convert to conditional moves)."""
+    items = (stmt.block_items or []) if isinstance(stmt, c_ast.Compound) else [stmt]
+    if not 1 <= len(items) <= 2:
+        return False
+    for item in items:
+        if not (isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.lvalue, c_ast.ID)):
+            return False
+        for node in _walk(item.rvalue):
+            if isinstance(node, (c_ast.FuncCall, c_ast.Assignment)) or (
+                    isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")):
+                return False
+    return True
+
+
+def _short_circuit(node: c_ast.Node) -> bool:
+    """A condition with ``&&`` or ``||``: its later operands are branched around (they may load memory
+    that must not be touched), so the if stays a branch."""
+    return any(isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||") for n in _walk(node))

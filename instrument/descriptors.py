@@ -70,6 +70,9 @@ class CondDescriptor:
     slot: int | None  # ternary only: slots (slot: false, slot+1: true)
     depends: list[str]
     ops: dict[str, int]
+    # an if whose branches only assign plain variables (``if (d > change) change = d;``): compilers
+    # turn it into a conditional move or max/min, so it is not a branch that can be mispredicted
+    select: bool = False
 
 
 @dataclass(frozen=True)

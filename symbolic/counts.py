@@ -610,10 +610,11 @@ class CountModel:
         A conditional whose outcome is data (it keeps the run's true ratio r) is taken to be
         mispredicted at the rate of a branch whose outcomes are independent, min(r, 1 - r) per
         evaluation; evaluations are the ``then`` executions / r.  Conditions on the rank, P and
-        the parameters, and loop conditions, are predictable.
+        the parameters, and loop conditions, are predictable; an ``if`` that only assigns plain
+        variables (``select`` in the descriptors) is a conditional move, no branch.
         """
         for cond in unit.data["conds"]:
-            if cond.get("then_block") == block_id and cond["kind"] == "if":
+            if cond.get("then_block") == block_id and cond["kind"] == "if" and not cond.get("select"):
                 ratio = self._ratio.get((self._ids[id(ctx)], cond["id"]))
                 if isinstance(ratio, sp.Rational) and 0 < ratio < 1:
                     return sp.Min(ratio, 1 - ratio) / ratio

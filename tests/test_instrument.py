@@ -494,6 +494,40 @@ def test_param_option_renames_a_symbol(mpicc: str, tmp_path: Path) -> None:
     assert {p["variable"]: p["symbol"] for p in saved["params"]}["n"] == "N"
 
 
+SELECTS = """
+#include <stdio.h>
+static double f(double x) { return 2 * x; }
+int main(int argc, char **argv)
+{
+    double a[8] = {3, 1, 4, 1, 5, 9, 2, 6}, m = 0, lo = 9;
+    int i, k = 0, j = 0;
+    for (i = 0; i < 8; i++) {
+        double d = a[i];
+        if (d > m) m = d;                       /* select: a max */
+        if (d < lo) { lo = d; k = i; }          /* select: two moves */
+        if (d > 4) j = 1; else j = 2;           /* select: both branches move */
+        if (d > 5) m = f(d);                    /* branch: a call */
+        if (d > 6) a[i] = 0;                    /* branch: a store to memory */
+        if (i > 0 && a[i - 1] > d) k = 0;       /* branch: && guards a load */
+        if (d > 7) { m = 1; k = 2; j = 3; }     /* branch: more than two moves */
+        if (d > 8) k++;                         /* branch: an increment */
+    }
+    printf("%g %g %d %d\\n", m, lo, k, j);
+    return 0;
+}
+"""
+
+
+def test_ifs_that_only_move_values_are_selects(mpicc: str, tmp_path: Path) -> None:
+    source = tmp_path / "selects.c"
+    source.write_text(SELECTS)
+    result = instrument_file(source, tmp_path / "s.perfeq.c", [mpicc], [])
+    ifs = sorted((c for c in result.descriptors.conds if c.kind == "if"), key=lambda c: c.line)
+    assert [c.select for c in ifs] == [True, True, True, False, False, False, False, False]
+    saved = json.loads(result.descriptors_path.read_text())
+    assert sum(c["select"] for c in saved["conds"]) == 3
+
+
 def test_param_option_names_a_macro(mpicc: str, tmp_path: Path) -> None:
     result = instrument_file(CORPUS / "loops.c", tmp_path / "l.perfeq.c", [mpicc], [], params={"M": "N"})
     (param,) = [p for p in result.descriptors.params if p.symbol == "M"]

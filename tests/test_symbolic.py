@@ -237,6 +237,9 @@ def test_mispredicted_branches(kernels, example_runs):
     assert predicted == pytest.approx(expected, rel=0.02)
     kernel_model, _ = kernels
     assert kernel_model.counts({"n": 1000, "steps": 3}, 4)["total"]["branch"] == 0
+    # ocean's `if (d > change) change = d;` is a select (the compiler's maxsd), not a branch
+    ocean, ocean_values, _ = example_runs("ocean")
+    assert ocean.counts(ocean_values, 4)["total"]["branch"] == 0
 
 
 def test_fallbacks_name_file_and_line(example_runs):
