@@ -36,7 +36,7 @@ COST_SPECS: tuple[CostSpec, ...] = (
     CostSpec("l2", "L2 miss", "ns", 1e-9, "seconds per L2/last-level cache miss", (1e-10, 1e-6)),
     CostSpec("page", "fault", "us", 1e-6, "seconds per page fault", (1e-8, 1e-2)),
     CostSpec("startup", "message", "us", 1e-6, "seconds per message on the critical path", (1e-8, 1e-2)),
-    CostSpec("bytes", "byte", "ns", 1e-9, "seconds per byte transmitted", (1e-12, 1e-8)),
+    CostSpec("bytes", "byte", "ns", 1e-9, "seconds per byte transmitted", (1e-12, 1e-7)),
     # The operations split by kind (their sum is ops_total): for fits where one cost per operation
     # cannot serve programs whose operations the compiler treats differently (vectorised
     # arithmetic vs data-dependent branches).  Use either ops or these, not both.

@@ -238,13 +238,20 @@ def _profile(
                 f"cost '{name}' ({shown}) is not significantly different from zero (p = {p_value:.2g}); "
                 "the runs hardly exercise it"
             )
-        elif spec.plausible and not spec.plausible[0] <= value <= spec.plausible[1]:
+        elif spec.plausible and np.isfinite(value) and not spec.plausible[0] <= value <= spec.plausible[1]:
             low, high = (bound / spec.unit_seconds for bound in spec.plausible)
             notes.append(
                 f"cost '{name}' ({shown}) is outside what it costs on real machines ({low:.3g}-{high:.3g} "
-                f"{spec.display_unit}): it has probably absorbed another effect that its column follows "
-                "(e.g. message columns, zero at P = 1, take up the slowdown of processes sharing a node)"
+                f"{spec.display_unit}): it has probably absorbed another effect that its column follows"
             )
+    messages = [name for name in names if name in ("startup", "bytes")]
+    most = max((run.procs for run in design.runs), default=0)
+    if messages and most <= 2:
+        notes.append(
+            f"the runs use at most {most} processes, so {' and '.join(messages)} rest on runs where messages "
+            "and the sharing of one node by busy processes come and go together: they can take up the latter; "
+            "calibrate with more processes, across nodes, before predicting communication-bound runs"
+        )
     hosts = sorted({run.host for run in design.runs if run.host})
     if len(hosts) > 1:
         notes.append(

@@ -778,10 +778,24 @@ class FunctionCollector:
                              src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
                              then_block, else_block, [], None, sorted(_names(node.cond)),
                              self.counter().count(node.cond).to_dict(),
-                             _moves_only(node.iftrue) and (node.iffalse is None or _moves_only(node.iffalse))
-                             and not _short_circuit(node.cond))
+                             self.is_select(node))
         )
         return src.tokens[end].end
+
+    def is_select(self, node: c_ast.If) -> bool:
+        """An ``if`` a compiler turns into conditional moves (or max/min) at -O2: see :func:`_moves_only`;
+        the assigned variables are scalar locals or parameters (a store to a global is not invented)."""
+        def local_scalar(name: str) -> bool:
+            scope = self.scope
+            while scope is not None and scope is not self.u.globals:
+                if name in scope.names:
+                    ctype = scope.names[name]
+                    return ctype.depth == 0 and ctype.struct is None
+                scope = scope.parent
+            return False
+
+        return (not _short_circuit(node.cond) and _moves_only(node.iftrue, node.cond, local_scalar)
+                and (node.iffalse is None or _moves_only(node.iffalse, node.cond, local_scalar)))
 
     def stmt_Switch(self, node: c_ast.Switch, depth: int, pragmas: list) -> int | None:
         self._ensure_block()
@@ -1336,20 +1350,33 @@ def _direct_value(node: c_ast.Node) -> c_ast.Node:
     return node
 
 
-def _moves_only(stmt: c_ast.Node | None) -> bool:
-    """``x = e;`` or ``{ x = e; y = f; }``: at most two assignments to plain variables, from expressions
-    without calls, assignments or increments (what compilers if-convert to conditional moves)."""
+def _moves_only(stmt: c_ast.Node | None, cond: c_ast.Node, local_scalar) -> bool:
+    """``x = e;`` or ``{ x = e; y = f; }``: at most two assignments to scalar locals, from expressions
+    without calls, assignments or increments, whose loads and divisions (which may fault when the
+    condition is false) are all in the condition too (``if (a[i] > m) m = a[i];``).  What compilers
+    if-convert to conditional moves at -O2; at -O0 they do not."""
     items = (stmt.block_items or []) if isinstance(stmt, c_ast.Compound) else [stmt]
     if not 1 <= len(items) <= 2:
         return False
+    guarded = {_generate(n) for n in _walk(cond) if _may_fault(n)}
     for item in items:
-        if not (isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.lvalue, c_ast.ID)):
+        if not (isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(item.lvalue, c_ast.ID)
+                and local_scalar(item.lvalue.name)):
             return False
         for node in _walk(item.rvalue):
             if isinstance(node, (c_ast.FuncCall, c_ast.Assignment)) or (
                     isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")):
                 return False
+            if _may_fault(node) and _generate(node) not in guarded:
+                return False
     return True
+
+
+def _may_fault(node: c_ast.Node) -> bool:
+    """A memory access or a division: not executed speculatively when the branch is not taken."""
+    return (isinstance(node, c_ast.ArrayRef) or (isinstance(node, c_ast.StructRef) and node.type == "->")
+            or (isinstance(node, c_ast.UnaryOp) and node.op == "*")
+            or (isinstance(node, c_ast.BinaryOp) and node.op in ("/", "%")))
 
 
 def _short_circuit(node: c_ast.Node) -> bool:

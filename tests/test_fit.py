@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
@@ -208,9 +210,19 @@ def test_between_application_error_tracks_the_spread_of_application_biases():
 
 
 def test_flags_costs_outside_what_real_machines_have():
-    # 50 ns per byte (20 MB/s) is slower than any interconnect or shared memory: the kind of value a
-    # message column takes when it absorbs something else; 1 ns per byte is not flagged
-    slow = synthetic_runs(40, np.random.default_rng(11), costs={**TRUE_COSTS, "bytes": 5e-8})
+    # 500 ns per byte (2 MB/s) is slower than any interconnect or shared memory: the kind of value a
+    # column takes when it absorbs something else; 1 ns per byte is not flagged
+    slow = synthetic_runs(40, np.random.default_rng(11), costs={**TRUE_COSTS, "bytes": 5e-7})
     notes = fit_machine(slow).warnings
     assert any("cost 'bytes'" in note and "outside what it costs on real machines" in note for note in notes)
-    assert not any("outside what it costs" in note for note in fit_machine(synthetic_runs(40, np.random.default_rng(11))).warnings)
+    normal = fit_machine(synthetic_runs(40, np.random.default_rng(11))).warnings
+    assert not any("outside what it costs" in note for note in normal)
+
+
+def test_flags_message_costs_from_runs_on_two_processes_at_most():
+    runs = synthetic_runs(40, np.random.default_rng(12))
+    assert not any("at most" in note for note in fit_machine(runs).warnings)  # P = 1..16
+    few = tuple(replace(run, procs=1 + run.procs % 2) for run in runs)
+    notes = fit_machine(few).warnings
+    assert any("at most 2 processes" in note and "startup and bytes" in note for note in notes)
+    assert not any("at most" in note for note in fit_machine(few, costs=["ops"]).warnings)

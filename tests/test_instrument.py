@@ -496,6 +496,7 @@ def test_param_option_renames_a_symbol(mpicc: str, tmp_path: Path) -> None:
 
 SELECTS = """
 #include <stdio.h>
+static double g;
 static double f(double x) { return 2 * x; }
 int main(int argc, char **argv)
 {
@@ -506,13 +507,17 @@ int main(int argc, char **argv)
         if (d > m) m = d;                       /* select: a max */
         if (d < lo) { lo = d; k = i; }          /* select: two moves */
         if (d > 4) j = 1; else j = 2;           /* select: both branches move */
+        if (a[i] > m) m = a[i];                 /* select: the load is in the condition too */
         if (d > 5) m = f(d);                    /* branch: a call */
         if (d > 6) a[i] = 0;                    /* branch: a store to memory */
         if (i > 0 && a[i - 1] > d) k = 0;       /* branch: && guards a load */
         if (d > 7) { m = 1; k = 2; j = 3; }     /* branch: more than two moves */
         if (d > 8) k++;                         /* branch: an increment */
+        if (i < 7) m = a[i + 1];                /* branch: a load only when the condition holds */
+        if (d > 1) k = i / (j + 1);             /* branch: a division */
+        if (d > 2) g = d;                       /* branch: a store to a global */
     }
-    printf("%g %g %d %d\\n", m, lo, k, j);
+    printf("%g %g %d %d %g\\n", m, lo, k, j, g);
     return 0;
 }
 """
@@ -523,9 +528,9 @@ def test_ifs_that_only_move_values_are_selects(mpicc: str, tmp_path: Path) -> No
     source.write_text(SELECTS)
     result = instrument_file(source, tmp_path / "s.perfeq.c", [mpicc], [])
     ifs = sorted((c for c in result.descriptors.conds if c.kind == "if"), key=lambda c: c.line)
-    assert [c.select for c in ifs] == [True, True, True, False, False, False, False, False]
+    assert [c.select for c in ifs] == [True] * 4 + [False] * 8
     saved = json.loads(result.descriptors_path.read_text())
-    assert sum(c["select"] for c in saved["conds"]) == 3
+    assert sum(c["select"] for c in saved["conds"]) == 4
 
 
 def test_param_option_names_a_macro(mpicc: str, tmp_path: Path) -> None:
