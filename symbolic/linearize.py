@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from perfeq.symbolic.model import CostModel
 
 WORD = 8
+ALLOCATIONS = ("malloc", "calloc", "realloc", "aligned_alloc")  # shape kinds whose extent is a byte count
 FORMAT = "perfeq-machine-description"
 
 
@@ -195,11 +196,8 @@ def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tupl
             continue
         resolver = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
         try:
-            if shape["kind"] in ("malloc", "realloc", "aligned_alloc"):
-                return root, sp.sympify(to_sympy(shape["extents"][0], resolver))
-            if shape["kind"] == "calloc":
-                return root, sp.sympify(to_sympy(shape["extents"][0], resolver) * to_sympy(shape["extents"][1],
-                                                                                       resolver))
+            if shape["kind"] in ALLOCATIONS:
+                return root, _allocation_bytes(shape, resolver)
             size = sp.Integer(TYPE_SIZES.get(shape["element"] or "double", WORD))
             for extent in shape["extents"]:
                 size *= to_sympy(extent, resolver)
@@ -220,6 +218,14 @@ def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tupl
     return None
 
 
+def _allocation_bytes(shape: dict, resolver: Resolver) -> sp.Expr:
+    """Bytes an allocation asks for: the byte count, or calloc's count times element size."""
+    size = to_sympy(shape["extents"][0], resolver)
+    if shape["kind"] == "calloc":
+        size *= to_sympy(shape["extents"][1], resolver)
+    return sp.sympify(size)
+
+
 def _returned_bytes(counter, unit, fn: int, shape: dict) -> sp.Expr | None:
     """Bytes of ``name = callee(args)`` when the callee (same unit, not recursive) makes exactly one
     allocation, outside any loop, and every ``return`` returns that allocation's variable: its size
@@ -230,22 +236,18 @@ def _returned_bytes(counter, unit, fn: int, shape: dict) -> sp.Expr | None:
         return None
     callee = callees[0]
     fdesc = unit.functions[callee]
-    allocations = [s for s in unit.data["shapes"] if s["function"] == callee
-                   and s["kind"] in ("malloc", "calloc", "realloc", "aligned_alloc")]
+    allocations = [s for s in unit.data["shapes"] if s["function"] == callee and s["kind"] in ALLOCATIONS]
     if len(allocations) != 1 or fdesc.get("recursive"):
         return None
     inner = allocations[0]
     if inner.get("loop") is not None or not inner["name"] or fdesc.get("returned_names") != [inner["name"]]:
         return None
-    params = unit.functions[callee]["params"]
     resolver = Resolver(unit, callee, None, inner["line"], counter.param_symbols)
     outer = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
     try:
-        extents = [to_sympy(e, resolver) for e in inner["extents"]]
-        size = extents[0] * extents[1] if inner["kind"] == "calloc" else extents[0]
-        size = sp.sympify(size)
+        size = _allocation_bytes(inner, resolver)
         values = {}
-        for index, name in enumerate(params):  # only the parameters the size depends on
+        for index, name in enumerate(fdesc["params"]):  # only the parameters the size depends on
             symbol = formal_symbol(callee_name, name)
             if symbol in size.free_symbols:
                 values[symbol] = to_sympy(args[index], outer)
