@@ -9,7 +9,8 @@ weighting, with const) and each application's signed bias; then two floors no co
   model with per-application costs would still leave (noise, cache and process-count effects);
 * drift: each application's geometric-mean time in every campaign relative to its time in the first
   one; applications that do not move together show a change of the machine that a fit would read as
-  one application's cost.
+  one application's cost;
+* repetition noise: how far repeated runs of one point are from each other.
 
     python benchmarks/cost_sets.py [RUNS.csv ...] [--costs loads,stores,branch --costs ops,branch]
 """
@@ -82,7 +83,19 @@ def main(argv: list[str] | None = None) -> int:
         ratios = [np.exp(np.mean([np.log(run.time_s) for run in runs if run.app == app])) / base
                   for runs in campaigns.values()]
         print(f"  {app:12s}" + " ".join(f"{r:6.2f}" for r in ratios))
+    print("\nrepetition noise: mean coefficient of variation of the repeated runs of each point (same build,")
+    print("size and P), per campaign: a model exact for each point's mean time would still be off single runs")
+    print("by about 0.8 times this on average (the mean |deviation| of a normal variable is 0.80 sigma)")
+    print("  all         " + " ".join(f"{100 * repetition_cv(runs):5.1f}" for runs in campaigns.values()) + "  %")
     return 0
+
+
+def repetition_cv(runs) -> float:
+    """Mean coefficient of variation of the runs that repeat one point (application, build, sizes, P, T)."""
+    points: dict[tuple, list[float]] = {}
+    for run in runs:
+        points.setdefault((run.app, run.build, run.params, run.procs, run.threads), []).append(run.time_s)
+    return float(np.mean([np.std(t, ddof=1) / np.mean(t) for t in points.values() if len(t) > 1]))
 
 
 if __name__ == "__main__":
