@@ -3,7 +3,7 @@
 Re-analyses runs CSVs written by ``prediction_accuracy.py --keep`` (no timing; the bundled
 campaigns in benchmarks/data were measured on the 2-core development VM): for each cost set,
 leave-one-application-out mean |error| per campaign (perfeq's own cross-validation, relative
-weighting, with const) and each application's signed bias; then two floors no cost set can beat:
+weighting, with const) and each application's signed bias; then what no cost set can beat:
 
 * in-sample: each application fitted on its own runs alone (the same cost set), i.e. the error a
   model with per-application costs would still leave (noise, cache and process-count effects);
@@ -79,15 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     print("\ndrift: geometric-mean time of each application relative to the first campaign")
     first = campaigns[names[0]]
     for app in sorted({run.app for run in first}):
-        base = np.exp(np.mean([np.log(run.time_s) for run in first if run.app == app]))
-        ratios = [np.exp(np.mean([np.log(run.time_s) for run in runs if run.app == app])) / base
-                  for runs in campaigns.values()]
+        ratios = [geometric_mean_time(runs, app) / geometric_mean_time(first, app) for runs in campaigns.values()]
         print(f"  {app:12s}" + " ".join(f"{r:6.2f}" for r in ratios))
     print("\nrepetition noise: mean coefficient of variation of the repeated runs of each point (same build,")
     print("size and P), per campaign: a model exact for each point's mean time would still be off single runs")
     print("by about 0.8 times this on average (the mean |deviation| of a normal variable is 0.80 sigma)")
     print("  all         " + " ".join(f"{100 * repetition_cv(runs):5.1f}" for runs in campaigns.values()) + "  %")
     return 0
+
+
+def geometric_mean_time(runs, app: str) -> float:
+    """Geometric mean of the run times of ``app`` (sizes differ; a ratio of these compares campaigns)."""
+    return float(np.exp(np.mean([np.log(run.time_s) for run in runs if run.app == app])))
 
 
 def repetition_cv(runs) -> float:

@@ -45,19 +45,28 @@ def test_unknown_name_is_unresolved():
         to_sympy("count[3] + n", {"n": size_symbol("n")}.__getitem__)
 
 
+def instrumented_program(source: Path, folder: Path):
+    """Compile ``source`` with the perfeq runtime; returns ``trace(procs, name, *args)``, which runs it
+    on ``procs`` processes (its output dropped), checks it exits 0 and gives the trace's path."""
+    binary = folder / source.stem
+    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], folder / "build")
+
+    def trace(procs: int, name: str, *args: object) -> Path:
+        command = [*find_mpi().launcher(procs), str(binary), *map(str, args)]
+        result = run_instrumented(command, folder / name, env=mpi_env(), stdout=subprocess.DEVNULL)
+        assert result.exit_status == 0
+        return result.trace
+
+    return trace
+
+
 # ---- a test program with every loop form ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def kernels(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("kernels")
-    binary = folder / "kernels"
-    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(KERNELS), "-o", str(binary)], folder / "build")
-    env = mpi_env()
+    run = instrumented_program(KERNELS, tmp_path_factory.mktemp("kernels"))
 
     def trace(n: int, steps: int, procs: int, name: str) -> Path:
-        command = [*find_mpi().launcher(procs), str(binary), str(n), str(steps)]
-        result = run_instrumented(command, folder / name, env=env)
-        assert result.exit_status == 0
-        return result.trace
+        return run(procs, name, n, steps)
 
     small = [trace(24, 2, 2, "small.trace"), trace(48, 2, 2, "small2.trace")]
     model = build_model(small)
@@ -343,14 +352,10 @@ def test_sum_without_closed_form_is_relaxed_and_named(tmp_path, small):
     consecutive i, the loop is named in the fallbacks, and the count stays within a fraction of an
     iteration per entry at larger sizes, odd and even."""
     source = HERE / "c" / "symbolic" / "relaxed.c"
-    binary = tmp_path / "relaxed"
-    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], tmp_path / "build")
+    run = instrumented_program(source, tmp_path)
 
     def trace(n: int) -> Path:
-        result = run_instrumented([*find_mpi().launcher(2), str(binary), str(n)], tmp_path / f"r{n}.trace",
-                                  env=mpi_env(), stdout=subprocess.DEVNULL)
-        assert result.exit_status == 0
-        return result.trace
+        return run(2, f"r{n}.trace", n)
 
     model = build_model([trace(n) for n in small])
     line = next(i for i, text in enumerate(source.read_text().splitlines(), 1) if "for (j = 0; j < i / 2" in text)
@@ -376,13 +381,7 @@ def test_footprints_of_arrays_from_helper_functions(tmp_path):
     """The cache rule sizes an array returned by a helper that allocates it once, with the call's
     arguments; it does not take a scratch allocation or one made in a loop for the returned array,
     and an array passed twice to the same function counts once."""
-    source = HERE / "c" / "symbolic" / "helpers.c"
-    binary = tmp_path / "helpers"
-    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], tmp_path / "build")
-    result = run_instrumented([*find_mpi().launcher(1), str(binary), "40"], tmp_path / "h.trace", env=mpi_env(),
-                              stdout=subprocess.DEVNULL)
-    assert result.exit_status == 0
-    model = build_model([result.trace])
+    model = build_model([instrumented_program(HERE / "c" / "symbolic" / "helpers.c", tmp_path)(1, "h.trace", 40)])
     n = size_symbol(next(iter(model.parameters)))
     footprints = {}
     for nest in model.nests:
