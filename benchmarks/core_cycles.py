@@ -1,0 +1,273 @@
+"""Compiled cycles per loop iteration (llvm-mca) as the unit of work: a study for issue 6, no timing.
+
+perfeq prices source operations (one cost per load, per store, ...), and the held-out error of the
+kept campaigns is limited by each application's price per load being its own (docs/accuracy.md).
+This script asks whether a per-loop core model would be a better unit: every example is compiled
+as the campaigns built it (``mpicc -std=c99 -O2``, plus ``-g -S`` for line numbers), each innermost
+source loop is found in the assembly by the source line of its backward branch, and llvm-mca gives
+its cycles per iteration (throughput and loop-carried latency of the compiled body; no cache misses,
+no branch mispredictions).  Then, on the kept campaigns (benchmarks/data):
+
+* the price of one unit per application, from its P = 1 runs (one start-up term shared by all
+  applications, one slope per application), per load, per load or store, and per estimated cycle,
+  with the spread (coefficient of variation) across the applications that are neither branchy
+  nor memory-bound; a linear model needs this price to be one number for every application;
+* leave-one-application-out mean |error| (perfeq's cross-validation) with the cycles as a cost.
+
+The cycles of a run: mapped loops' iterations x their cycles, plus the operations outside mapped
+loops at the cycles per operation of the mapped loops taken together (from llvm-mca, not from any
+timing).  The column rides in the ``ops`` slot of the runs, which the cost sets here do not
+otherwise use.
+
+    python benchmarks/core_cycles.py [RUNS.csv ...] [--cpu znver3]
+
+Needs llvm-mca (Debian: llvm) and the examples' MPI compiler; builds the models as ``perfeq
+calibrate`` does (about 40 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from perfeq.fitting.calibrate import example_model
+from perfeq.fitting.runs import parse_params, read_runs
+from perfeq.fitting.validate import cross_validate
+from perfeq.pipeline import compile_command, load_catalog
+
+DATA = Path(__file__).parent / "data"
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
+COST_SETS = ("loads,stores,branch", "ops,branch", "ops,loads,branch", "ops,l1,branch")
+BRANCHY = {"sharks", "samplesort"}  # mispredicted branches: their price per unit carries these too
+STREAMING = {"shallow"}  # 13 grids streamed from L3/memory every step: llvm-mca assumes L1 hits
+_LOC = re.compile(r"\s*\.loc\s+(\d+)\s+(\d+)")
+_LABEL = re.compile(r"^(\.L\w+):")
+_JUMP = re.compile(r"^(j\w+)\s+(\.L\w+)$")
+
+
+def assembly_loops(text: str) -> list[tuple[int, list[str]]]:
+    """Innermost loops of gcc ``-g -S`` output: (source line of the backward branch, body instructions).
+
+    A loop is a conditional or unconditional jump to a label earlier in the file; it is innermost
+    when no other such loop lies inside it.  Lines are those of the main file (``.loc 1``).
+    """
+    instructions: list[tuple[str, tuple[int, int]]] = []
+    labels: dict[str, int] = {}
+    loc = (0, 0)
+    for raw in text.splitlines():
+        if match := _LOC.match(raw):
+            loc = (int(match[1]), int(match[2]))
+        elif match := _LABEL.match(raw):
+            labels[match[1]] = len(instructions)
+        elif (line := raw.strip()) and not line.startswith(".") and not line.endswith(":"):
+            instructions.append((line, loc))
+    spans = []
+    for end, (line, (file, source_line)) in enumerate(instructions):
+        match = _JUMP.match(line)
+        if match and labels.get(match[2], end + 1) <= end and file == 1:
+            spans.append((labels[match[2]], end, source_line))
+    inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    return [(line, [text for text, _ in instructions[start : end + 1]]) for start, end, line in inner]
+
+
+def mca_cycles(body: list[str], cpu: str) -> float | None:
+    """llvm-mca's cycles per iteration of a loop body (steady state over 200 iterations)."""
+    proc = subprocess.run(
+        ["llvm-mca", f"-mcpu={cpu}", "-iterations=200"],
+        input="\n".join(body) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    match = re.search(r"Total Cycles:\s+(\d+)", proc.stdout)
+    return int(match[1]) / 200 if proc.returncode == 0 and match else None
+
+
+@dataclasses.dataclass
+class Mapped:
+    """One example: its model, descriptors, and cycles per iteration of its mapped innermost loops."""
+
+    model: object
+    loops: dict[int, dict]  # descriptor loop id -> loop
+    block_loop: dict[int, int | None]
+    block_ops: dict[int, int]
+    cycles: dict[int, float]  # innermost loop id -> cycles per iteration
+    skipped: dict[int, str]  # innermost loop id -> why it has no cycles
+
+
+def map_example(example, workdir: Path, cpu: str) -> Mapped:
+    model = example_model(example, workdir)
+    unit = json.loads(next((workdir / f"{example.name}-build").glob("*.perfeq.json")).read_text())
+    asm = workdir / f"{example.name}.s"
+    subprocess.run(compile_command(example, asm, ("-O2", "-g", "-S")), check=True, capture_output=True)
+    per_line: dict[int, list[float]] = {}
+    with_call: set[int] = set()
+    for line, body in assembly_loops(asm.read_text()):
+        if any(text.startswith("call") for text in body):
+            with_call.add(line)  # the callee's work is not in the body: leave the loop to the op counts
+            continue
+        cycles = mca_cycles(body, cpu)
+        if cycles is not None:
+            per_line.setdefault(line, []).append(cycles)  # inlined twice: one entry per copy
+    loops = {loop["id"]: loop for loop in unit["loops"]}
+    parents = {loop["parent"] for loop in unit["loops"]}
+    block_ops = {block["id"]: block["ops"]["total"] for block in unit["blocks"]}
+    cycles, skipped = {}, {}
+    for loop_id, loop in loops.items():
+        if loop_id in parents:
+            continue
+        if loop["line"] in per_line and block_ops[loop["body_block"]]:
+            cycles[loop_id] = float(np.mean(per_line[loop["line"]]))
+        else:
+            skipped[loop_id] = (
+                "call in the body" if loop["line"] in with_call else "not found in the assembly"
+            )
+    return Mapped(model, loops, {b["id"]: b["loop"] for b in unit["blocks"]}, block_ops, cycles, skipped)
+
+
+def loop_work(mapped: Mapped, values: dict[str, float], procs: int) -> tuple[float, float, float]:
+    """Mapped cycles, operations inside mapped loops and all operations on the busiest rank."""
+    best = (0.0, 0.0, -1.0)
+    for rank in range(procs):
+        rows = mapped.model.item_counts(values, procs, 1, rank)
+        cycles = inside = 0.0
+        for item, row in zip(mapped.model.items, rows, strict=True):
+            loop_id = (
+                item.id
+                if item.kind == "loop"
+                else mapped.block_loop.get(item.id)
+                if item.kind == "block"
+                else None
+            )
+            if loop_id not in mapped.cycles:
+                continue
+            inside += row.get("ops_total", 0.0)
+            if item.kind == "block" and item.id == mapped.loops[loop_id]["body_block"]:
+                cycles += row["ops_total"] / mapped.block_ops[item.id] * mapped.cycles[loop_id]
+        total = sum(row.get("ops_total", 0.0) for row in rows)
+        if total > best[2]:
+            best = (cycles, inside, total)
+    return best
+
+
+def unit_prices(runs, unit) -> dict[str, float]:
+    """Seconds per unit of each application from its P = 1 runs: t = c + b_app x units(run), c shared."""
+    ones = [run for run in runs if run.procs == 1]
+    apps = sorted({run.app for run in ones})
+    design = np.array([[1.0] + [unit(run) if run.app == app else 0.0 for app in apps] for run in ones])
+    times = np.array([run.time_s for run in ones])
+    weights = 1 / times  # relative error, as perfeq fits
+    beta = np.linalg.lstsq(design * weights[:, None], times * weights, rcond=None)[0]
+    return dict(zip(apps, beta[1:], strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", type=Path, help="runs CSVs (default: benchmarks/data/*.runs.csv)")
+    parser.add_argument("--cpu", default="znver3", help="llvm-mca -mcpu (default znver3, the development VM)")
+    args = parser.parse_args(argv)
+    if not shutil.which("llvm-mca"):
+        print("core_cycles: llvm-mca not found (Debian: apt-get install llvm)", file=sys.stderr)
+        return 2
+    paths = args.runs or sorted(DATA.glob("*.runs.csv"))
+    campaigns = {path.name.removesuffix(".runs.csv"): read_runs(path) for path in paths}
+    apps = {run.app for runs in campaigns.values() for run in runs}
+    examples = [e for e in load_catalog(None) if e.name in apps]
+    with tempfile.TemporaryDirectory(prefix="perfeq-core-") as tmp:
+        mapped = {e.name: map_example(e, Path(tmp) / e.name, args.cpu) for e in examples}
+
+    print(
+        f"cycles per iteration of the innermost loops (llvm-mca -mcpu={args.cpu}, gcc -O2 as the campaigns):"
+    )
+    for name, m in mapped.items():
+        done = " ".join(
+            f"{m.loops[i]['line']}:{c:.2f}"
+            for i, c in sorted(m.cycles.items(), key=lambda x: m.loops[x[0]]["line"])
+        )
+        left = " ".join(f"{m.loops[i]['line']}({why})" for i, why in sorted(m.skipped.items()))
+        print(f"  {name:12s} {done}" + (f"   not mapped: {left}" if left else ""))
+
+    work: dict[tuple, tuple[float, float, float]] = {}
+    for runs in campaigns.values():
+        for run in runs:
+            key = (run.app, run.params, run.procs)
+            if key not in work:
+                values = {k: float(v) for k, v in parse_params(run.params).items()}
+                work[key] = loop_work(mapped[run.app], values, run.procs)
+    mapped_cycles = sum(w[0] for w in work.values())
+    per_op = mapped_cycles / sum(w[1] for w in work.values())
+    print(
+        f"\noutside mapped loops: {per_op:.3f} cycles per source operation (that of the mapped loops together)"
+    )
+    share = {app: np.mean([w[1] / w[2] for k, w in work.items() if k[0] == app]) for app in sorted(apps)}
+    print(
+        "share of each application's operations in mapped loops: "
+        + ", ".join(f"{app} {100 * s:.0f} %" for app, s in share.items())
+    )
+
+    def cycles(run) -> float:
+        mapped_cycles, inside, total = work[run.app, run.params, run.procs]
+        return mapped_cycles + per_op * (total - inside)
+
+    recounted = {
+        name: [dataclasses.replace(run, counts={**run.counts, "ops": cycles(run)}) for run in runs]
+        for name, runs in campaigns.items()
+    }
+    units = {
+        "load": lambda r: r.counts["loads"],
+        "load or store": lambda r: r.counts["loads"] + r.counts["stores"],
+        "cycle": lambda r: r.counts["ops"],
+    }
+    print(
+        "\nprice per unit, ns, from the P = 1 runs (start-up shared, one slope per application); spread = CV across"
+    )
+    print(
+        f"the applications that are not branchy ({', '.join(sorted(BRANCHY))} excluded), then also without the"
+    )
+    print("one that streams its data from beyond the caches:")
+    for name, runs in recounted.items():
+        print(f"  {name}")
+        for label, unit in units.items():
+            prices = unit_prices(runs, unit)
+            plain = [v for app, v in prices.items() if app not in BRANCHY]
+            core = [v for app, v in prices.items() if app not in BRANCHY | STREAMING]
+            print(
+                f"    {label:14s} "
+                + " ".join(f"{app[:8]} {1e9 * v:.3f}" for app, v in prices.items())
+                + f"   spread {100 * np.std(plain) / np.mean(plain):.0f} %,"
+                + f" without {', '.join(sorted(STREAMING))} {100 * np.std(core) / np.mean(core):.0f} %"
+            )
+
+    print("\nleave-one-application-out mean |error| (+ const); 'ops' = estimated cycles:")
+    for text in COST_SETS:
+        errors, bias = [], {}
+        for runs in recounted.values():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = cross_validate(runs, costs=text.split(","), intercept=True, between_app=False)
+            errors.append(result.overall.average_error)
+            for summary in result.summaries:
+                bias.setdefault(summary.app, []).append(summary.mean_error)
+        print(
+            f"  {text:20s}"
+            + " ".join(f"{100 * e:5.1f}" for e in errors)
+            + f"   mean {100 * np.mean(errors):.1f} %"
+        )
+        print(
+            "    mean bias " + ", ".join(f"{app} {100 * np.mean(v):+.0f}" for app, v in sorted(bias.items()))
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
