@@ -10,13 +10,14 @@ no branch mispredictions).  Then, on the kept campaigns (benchmarks/data):
 
 * the price of one unit per application, from its P = 1 runs (one start-up term shared by all
   applications, one slope per application), per load, per load or store, and per estimated cycle,
-  with the spread (coefficient of variation) across the applications that are neither branchy
-  nor memory-bound; a linear model needs this price to be one number for every application;
+  with the spread (coefficient of variation) across the applications that are not branchy, then
+  also without the one that streams from memory; a linear model needs this price to be one number
+  for every application;
 * leave-one-application-out mean |error| (perfeq's cross-validation) with the cycles as a cost.
 
 The cycles of a run: mapped loops' iterations x their cycles, plus the operations outside mapped
-loops at the cycles per operation of the mapped loops taken together (from llvm-mca, not from any
-timing).  The column rides in the ``ops`` slot of the runs, which the cost sets here do not
+loops at the cycles per operation of the application's own mapped loops (from llvm-mca, not from
+any timing).  Loops with a call or with several backward branches in the body are not mapped.  The column rides in the ``ops`` slot of the runs, which the cost sets here do not
 otherwise use.
 
     python benchmarks/core_cycles.py [RUNS.csv ...] [--cpu znver3]
@@ -55,11 +56,13 @@ _LABEL = re.compile(r"^(\.L\w+):")
 _JUMP = re.compile(r"^(j\w+)\s+(\.L\w+)$")
 
 
-def assembly_loops(text: str) -> list[tuple[int, list[str]]]:
-    """Innermost loops of gcc ``-g -S`` output: (source line of the backward branch, body instructions).
+def assembly_loops(text: str) -> list[tuple[int, list[str], bool]]:
+    """Innermost loops of gcc ``-g -S`` output: (source line of the backward branch, body, tangled).
 
     A loop is a conditional or unconditional jump to a label earlier in the file; it is innermost
     when no other such loop lies inside it.  Lines are those of the main file (``.loc 1``).
+    ``tangled``: another backward branch overlaps the body without enclosing it from an earlier
+    label (a second latch, as gcc emits for an ``if`` in the body): the body is then one path only.
     """
     instructions: list[tuple[str, tuple[int, int]]] = []
     labels: dict[str, int] = {}
@@ -77,7 +80,14 @@ def assembly_loops(text: str) -> list[tuple[int, list[str]]]:
         if match and labels.get(match[2], end + 1) <= end and file == 1:
             spans.append((labels[match[2]], end, source_line))
     inner = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
-    return [(line, [text for text, _ in instructions[start : end + 1]]) for start, end, line in inner]
+    loops = []
+    for start, end, line in inner:
+        tangled = any(
+            o != (start, end, line) and o[0] <= end and start <= o[1] and not (o[0] < start and end <= o[1])
+            for o in spans
+        )
+        loops.append((line, [text for text, _ in instructions[start : end + 1]], tangled))
+    return loops
 
 
 def mca_cycles(body: list[str], cpu: str) -> float | None:
@@ -100,7 +110,7 @@ class Mapped:
     model: object
     loops: dict[int, dict]  # descriptor loop id -> loop
     block_loop: dict[int, int | None]
-    block_ops: dict[int, int]
+    block_ops: dict[int, int]  # block id -> its operations per execution
     cycles: dict[int, float]  # innermost loop id -> cycles per iteration
     skipped: dict[int, str]  # innermost loop id -> why it has no cycles
 
@@ -111,27 +121,30 @@ def map_example(example, workdir: Path, cpu: str) -> Mapped:
     asm = workdir / f"{example.name}.s"
     subprocess.run(compile_command(example, asm, ("-O2", "-g", "-S")), check=True, capture_output=True)
     per_line: dict[int, list[float]] = {}
-    with_call: set[int] = set()
-    for line, body in assembly_loops(asm.read_text()):
+    left: dict[int, str] = {}
+    for line, body, tangled in assembly_loops(asm.read_text()):
         if any(text.startswith("call") for text in body):
-            with_call.add(line)  # the callee's work is not in the body: leave the loop to the op counts
+            left[line] = "call in the body"  # the callee's work is not in the body
+            continue
+        if tangled:
+            left[line] = "several backward branches"  # one path of a branchy body
             continue
         cycles = mca_cycles(body, cpu)
         if cycles is not None:
             per_line.setdefault(line, []).append(cycles)  # inlined twice: one entry per copy
     loops = {loop["id"]: loop for loop in unit["loops"]}
-    parents = {loop["parent"] for loop in unit["loops"]}
     block_ops = {block["id"]: block["ops"]["total"] for block in unit["blocks"]}
+    parents = {loop["parent"] for loop in unit["loops"]}
     cycles, skipped = {}, {}
     for loop_id, loop in loops.items():
         if loop_id in parents:
             continue
-        if loop["line"] in per_line and block_ops[loop["body_block"]]:
+        if loop["line"] in left:
+            skipped[loop_id] = left[loop["line"]]
+        elif loop["line"] in per_line and block_ops[loop["body_block"]]:  # executions from its ops
             cycles[loop_id] = float(np.mean(per_line[loop["line"]]))
         else:
-            skipped[loop_id] = (
-                "call in the body" if loop["line"] in with_call else "not found in the assembly"
-            )
+            skipped[loop_id] = "not found in the assembly"
     return Mapped(model, loops, {b["id"]: b["loop"] for b in unit["blocks"]}, block_ops, cycles, skipped)
 
 
@@ -153,7 +166,8 @@ def loop_work(mapped: Mapped, values: dict[str, float], procs: int) -> tuple[flo
                 continue
             inside += row.get("ops_total", 0.0)
             if item.kind == "block" and item.id == mapped.loops[loop_id]["body_block"]:
-                cycles += row["ops_total"] / mapped.block_ops[item.id] * mapped.cycles[loop_id]
+                executions = row["ops_total"] / mapped.block_ops[item.id]  # chi.block_item: executions x ops
+                cycles += executions * mapped.cycles[loop_id]
         total = sum(row.get("ops_total", 0.0) for row in rows)
         if total > best[2]:
             best = (cycles, inside, total)
@@ -204,10 +218,14 @@ def main(argv: list[str] | None = None) -> int:
             if key not in work:
                 values = {k: float(v) for k, v in parse_params(run.params).items()}
                 work[key] = loop_work(mapped[run.app], values, run.procs)
-    mapped_cycles = sum(w[0] for w in work.values())
-    per_op = mapped_cycles / sum(w[1] for w in work.values())
+    per_op = {  # each application's mapped loops together: sharks' run at 0.6, the FP kernels' at 0.15-0.2
+        app: sum(w[0] for k, w in work.items() if k[0] == app)
+        / sum(w[1] for k, w in work.items() if k[0] == app)
+        for app in sorted(apps)
+    }
     print(
-        f"\noutside mapped loops: {per_op:.3f} cycles per source operation (that of the mapped loops together)"
+        "\noutside mapped loops, cycles per source operation (those of the application's mapped loops): "
+        + ", ".join(f"{app} {v:.2f}" for app, v in per_op.items())
     )
     share = {app: np.mean([w[1] / w[2] for k, w in work.items() if k[0] == app]) for app in sorted(apps)}
     print(
@@ -217,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def cycles(run) -> float:
         mapped_cycles, inside, total = work[run.app, run.params, run.procs]
-        return mapped_cycles + per_op * (total - inside)
+        return mapped_cycles + per_op[run.app] * (total - inside)
 
     recounted = {
         name: [dataclasses.replace(run, counts={**run.counts, "ops": cycles(run)}) for run in runs]
