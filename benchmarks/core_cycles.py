@@ -141,10 +141,12 @@ def map_example(example, workdir: Path, cpu: str) -> Mapped:
             continue
         if loop["line"] in left:
             skipped[loop_id] = left[loop["line"]]
-        elif loop["line"] in per_line and block_ops[loop["body_block"]]:  # executions from its ops
-            cycles[loop_id] = float(np.mean(per_line[loop["line"]]))
-        else:
+        elif loop["line"] not in per_line:
             skipped[loop_id] = "not found in the assembly"
+        elif not block_ops[loop["body_block"]]:
+            skipped[loop_id] = "empty body block"  # its executions are read from its operations
+        else:
+            cycles[loop_id] = float(np.mean(per_line[loop["line"]]))
     return Mapped(model, loops, {b["id"]: b["loop"] for b in unit["blocks"]}, block_ops, cycles, skipped)
 
 
