@@ -13,12 +13,18 @@ no branch mispredictions).  Then, on the kept campaigns (benchmarks/data):
   with the spread (coefficient of variation) across the applications that are not branchy, then
   also without the one that streams from memory; a linear model needs this price to be one number
   for every application;
-* leave-one-application-out mean |error| (perfeq's cross-validation) with the cycles as a cost.
+* leave-one-application-out mean |error| (perfeq's cross-validation) with the cycles as a cost,
+  and beside them a memory-stream count from the source: per iteration of an innermost loop, the
+  arrays it references with an index that moves with that loop and with the loop around it (a row
+  reused across the outer loop, matmul's ``c[i][j]`` inside ``k``, or gauss's pivot row, stays in
+  cache; the rows of one array a stencil touches count once), one cache line per 8 elements;
+  on all eight applications, then on the six loop codes alone (no branch cost).
 
 The cycles of a run: mapped loops' iterations x their cycles, plus the operations outside mapped
 loops at the cycles per operation of the application's own mapped loops (from llvm-mca, not from
-any timing).  Loops with a call or with several backward branches in the body are not mapped.  The column rides in the ``ops`` slot of the runs, which the cost sets here do not
-otherwise use.
+any timing).  Loops with a call or with several backward branches in the body are not mapped.
+The cycles ride in the ``ops`` slot of the runs and the stream lines in the ``l2`` slot, which the
+cost sets here do not otherwise use.
 
     python benchmarks/core_cycles.py [RUNS.csv ...] [--cpu znver3]
 
@@ -40,15 +46,19 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from pycparser import c_ast
 
 from perfeq.fitting.calibrate import example_model
 from perfeq.fitting.runs import parse_params, read_runs
 from perfeq.fitting.validate import cross_validate
-from perfeq.pipeline import compile_command, load_catalog
+from perfeq.instrument.preprocess import parse, preprocess
+from perfeq.pipeline import compile_command, find_mpi, load_catalog
 
 DATA = Path(__file__).parent / "data"
 OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
-COST_SETS = ("loads,stores,branch", "ops,branch", "ops,loads,branch", "ops,l1,branch")
+COST_SETS = ("loads,stores,branch", "ops,branch", "ops,loads,branch", "ops,l1,branch", "ops,l2,branch")
+LOOP_CODE_SETS = ("loads", "loads,stores", "ops", "ops,l2", "loads,l2")
+_C_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 BRANCHY = {"sharks", "samplesort"}  # mispredicted branches: their price per unit carries these too
 STREAMING = {"shallow"}  # 13 grids streamed from L3/memory every step: llvm-mca assumes L1 hits
 _LOC = re.compile(r"\s*\.loc\s+(\d+)\s+(\d+)")
@@ -103,6 +113,86 @@ def mca_cycles(body: list[str], cpu: str) -> float | None:
     return int(match[1]) / 200 if proc.returncode == 0 and match else None
 
 
+def _names(node: c_ast.Node | None) -> set[str]:
+    found: set[str] = set()
+    if isinstance(node, c_ast.ID):
+        found.add(node.name)
+    for _, child in node.children() if node is not None else ():
+        found |= _names(child)
+    return found
+
+
+def _loop_variable(loop: c_ast.Node) -> str | None:
+    if isinstance(loop, c_ast.For) and loop.next is not None:
+        target = (
+            loop.next.expr if isinstance(loop.next, c_ast.UnaryOp) else getattr(loop.next, "lvalue", None)
+        )
+        if isinstance(target, c_ast.ID):
+            return target.name
+    return None
+
+
+def _has_loop(node: c_ast.Node) -> bool:
+    return any(isinstance(child, _C_LOOPS) or _has_loop(child) for _, child in node.children())
+
+
+def _definitions(node: c_ast.Node | None, out: dict[str, set[str]]) -> None:
+    """Scalar definitions in a loop body (``int c = j * w + i;``): name -> the names it is made of."""
+    if isinstance(node, c_ast.Decl) and node.init is not None and node.name:
+        out.setdefault(node.name, set()).update(_names(node.init))
+    elif isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+        out.setdefault(node.lvalue.name, set()).update(_names(node.rvalue))
+    for _, child in node.children() if node is not None else ():
+        _definitions(child, out)
+
+
+def _streamed(body: c_ast.Node, inner: str | None, outer: str | None, defs: dict[str, set[str]]) -> set[str]:
+    """Arrays referenced with an index that moves with the inner loop and with the loop around it."""
+    arrays: set[str] = set()
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.ArrayRef):
+            index, base = set(), node
+            while isinstance(base, c_ast.ArrayRef):
+                index |= _names(base.subscript)
+                base = base.name
+            todo = list(index)
+            while todo:  # through the body's scalar definitions
+                for name in defs.get(todo.pop(), ()):
+                    if name not in index:
+                        index.add(name)
+                        todo.append(name)
+            if isinstance(base, c_ast.ID) and inner in index and (outer is None or outer in index):
+                arrays.add(base.name)
+        for _, child in node.children():
+            visit(child)
+
+    visit(body)
+    return arrays
+
+
+def loop_streams(example) -> dict[int, int]:
+    """Source line of each innermost loop -> arrays it streams per iteration (see the module text)."""
+    pre = preprocess(example.source, [find_mpi().mpicc], ["-fopenmp"] if example.openmp else [])
+    tree = parse(pre, example.source.read_text().splitlines(), str(example.source))
+    streams: dict[int, int] = {}
+
+    def walk(node: c_ast.Node, enclosing: list[c_ast.Node]) -> None:
+        for _, child in node.children():
+            if isinstance(child, _C_LOOPS) and not _has_loop(child.stmt):
+                defs: dict[str, set[str]] = {}
+                for scope in [child.stmt] + [loop.stmt for loop in enclosing[-1:]]:
+                    _definitions(scope, defs)
+                outer = _loop_variable(enclosing[-1]) if enclosing else None
+                streams[child.coord.line] = len(_streamed(child.stmt, _loop_variable(child), outer, defs))
+            walk(child, [*enclosing, child] if isinstance(child, _C_LOOPS) else enclosing)
+
+    for node in tree.ext:
+        if isinstance(node, c_ast.FuncDef) and Path(node.coord.file).name == example.source.name:
+            walk(node.body, [])
+    return streams
+
+
 @dataclasses.dataclass
 class Mapped:
     """One example: its model, descriptors, and cycles per iteration of its mapped innermost loops."""
@@ -113,6 +203,7 @@ class Mapped:
     block_ops: dict[int, int]  # block id -> its operations per execution
     cycles: dict[int, float]  # innermost loop id -> cycles per iteration
     skipped: dict[int, str]  # innermost loop id -> why it has no cycles
+    streams: dict[int, int]  # source line of an innermost loop -> arrays streamed per iteration
 
 
 def map_example(example, workdir: Path, cpu: str) -> Mapped:
@@ -147,15 +238,29 @@ def map_example(example, workdir: Path, cpu: str) -> Mapped:
             skipped[loop_id] = "empty body block"  # its executions are read from its operations
         else:
             cycles[loop_id] = float(np.mean(per_line[loop["line"]]))
-    return Mapped(model, loops, {b["id"]: b["loop"] for b in unit["blocks"]}, block_ops, cycles, skipped)
+    return Mapped(
+        model,
+        loops,
+        {b["id"]: b["loop"] for b in unit["blocks"]},
+        block_ops,
+        cycles,
+        skipped,
+        loop_streams(example),
+    )
 
 
-def loop_work(mapped: Mapped, values: dict[str, float], procs: int) -> tuple[float, float, float]:
-    """Mapped cycles, operations inside mapped loops and all operations on the busiest rank."""
-    best = (0.0, 0.0, -1.0)
+def loop_work(mapped: Mapped, values: dict[str, float], procs: int) -> tuple[float, float, float, float]:
+    """Mapped cycles, operations inside mapped loops, all operations, stream lines: busiest rank."""
+    best = (0.0, 0.0, -1.0, 0.0)
     for rank in range(procs):
         rows = mapped.model.item_counts(values, procs, 1, rank)
-        cycles = inside = 0.0
+        cycles = inside = lines = 0.0
+        for item, row in zip(mapped.model.items, rows, strict=True):
+            loop = mapped.loops.get(mapped.block_loop.get(item.id)) if item.kind == "block" else None
+            if loop and item.id == loop["body_block"] and mapped.block_ops[item.id]:
+                lines += (
+                    row["ops_total"] / mapped.block_ops[item.id] * mapped.streams.get(loop["line"], 0) / 8
+                )
         for item, row in zip(mapped.model.items, rows, strict=True):
             loop_id = (
                 item.id
@@ -172,7 +277,7 @@ def loop_work(mapped: Mapped, values: dict[str, float], procs: int) -> tuple[flo
                 cycles += executions * mapped.cycles[loop_id]
         total = sum(row.get("ops_total", 0.0) for row in rows)
         if total > best[2]:
-            best = (cycles, inside, total)
+            best = (cycles, inside, total, lines)
     return best
 
 
@@ -213,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         left = " ".join(f"{m.loops[i]['line']}({why})" for i, why in sorted(m.skipped.items()))
         print(f"  {name:12s} {done}" + (f"   not mapped: {left}" if left else ""))
 
-    work: dict[tuple, tuple[float, float, float]] = {}
+    work: dict[tuple, tuple[float, float, float, float]] = {}
     for runs in campaigns.values():
         for run in runs:
             key = (run.app, run.params, run.procs)
@@ -236,11 +341,16 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     def cycles(run) -> float:
-        mapped_cycles, inside, total = work[run.app, run.params, run.procs]
+        mapped_cycles, inside, total, _ = work[run.app, run.params, run.procs]
         return mapped_cycles + per_op[run.app] * (total - inside)
 
     recounted = {
-        name: [dataclasses.replace(run, counts={**run.counts, "ops": cycles(run)}) for run in runs]
+        name: [
+            dataclasses.replace(
+                run, counts={**run.counts, "ops": cycles(run), "l2": work[run.app, run.params, run.procs][3]}
+            )
+            for run in runs
+        ]
         for name, runs in campaigns.items()
     }
     units = {
@@ -268,10 +378,20 @@ def main(argv: list[str] | None = None) -> int:
                 + f" without {', '.join(sorted(STREAMING))} {100 * np.std(core) / np.mean(core):.0f} %"
             )
 
-    print("\nleave-one-application-out mean |error| (+ const); 'ops' = estimated cycles:")
-    for text in COST_SETS:
+    print("\narrays streamed per iteration of each innermost loop (source line: arrays):")
+    for name, m in mapped.items():
+        print(f"  {name:12s} " + " ".join(f"{line}:{n}" for line, n in sorted(m.streams.items())))
+    loop_codes = {name: [run for run in runs if run.app not in BRANCHY] for name, runs in recounted.items()}
+    print(
+        "\nleave-one-application-out mean |error| (+ const); 'ops' = estimated cycles, 'l2' = stream lines:"
+    )
+    for text, sets in [(text, recounted) for text in COST_SETS] + [
+        (text, loop_codes) for text in LOOP_CODE_SETS
+    ]:
+        if sets is loop_codes and text == LOOP_CODE_SETS[0]:
+            print(f" the six loop codes alone ({', '.join(sorted(BRANCHY))} left out, no branch cost):")
         errors, bias = [], {}
-        for runs in recounted.values():
+        for runs in sets.values():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 result = cross_validate(runs, costs=text.split(","), intercept=True, between_app=False)
