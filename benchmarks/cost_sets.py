@@ -3,7 +3,8 @@
 Re-analyses runs CSVs written by ``prediction_accuracy.py --keep`` (no timing; the bundled
 campaigns in benchmarks/data were measured on the 2-core development VM): for each cost set,
 leave-one-application-out mean |error| per campaign (perfeq's own cross-validation, relative
-weighting, with const) and each application's signed bias; then what no cost set can beat:
+weighting, with const) and each application's signed bias; then what no cost set can beat (the
+first two are the floors ``perfeq validate`` prints):
 
 * in-sample: each application fitted on its own runs alone (the same cost set), i.e. the error a
   model with per-application costs would still leave (noise, cache and process-count effects);
@@ -26,36 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from perfeq.errors import FitError
-from perfeq.fitting.fit import fit_machine
 from perfeq.fitting.runs import read_runs
 from perfeq.fitting.validate import cross_validate
 
 DATA = Path(__file__).parent / "data"
 DEFAULT_COSTS = ("loads,stores,branch", "loads,branch", "ops,branch", "ops,bytes", "l1,flops,loads,branch")
-
-
-def in_sample_error(runs, costs: list[str]) -> float:
-    """Mean |error| when every application is fitted on its own runs (costs it never exercises dropped)."""
-    errors = []
-    for app in sorted({run.app for run in runs}):
-        mine = [run for run in runs if run.app == app]
-        used = [cost for cost in costs if any(run.counts.get(cost, 0) for run in mine)]
-        try:
-            profile = fit_machine(mine, costs=used, intercept=True, between_app=False)
-        except FitError:  # costs that one application's runs cannot separate
-            return float("nan")
-        errors += [abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]
-    return float(np.mean(errors))
-
-
-def pooled_error(runs, costs: list[str]) -> float:
-    """Mean |error| of one fit over every application's runs, on those same runs."""
-    try:
-        profile = fit_machine(runs, costs=costs, intercept=True, between_app=False)
-    except FitError:
-        return float("nan")
-    return float(np.mean([abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,8 +53,9 @@ def main(argv: list[str] | None = None) -> int:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 result = cross_validate(runs, costs=costs, intercept=True, between_app=False)
-                floor.append(in_sample_error(runs, costs))
-                pooled.append(pooled_error(runs, costs))
+            floors = result.floors
+            floor.append(float("nan") if floors.own is None or floors.own_skipped else floors.own)
+            pooled.append(float("nan") if floors.pooled is None else floors.pooled)
             overall.append(result.overall.average_error)
             for summary in result.summaries:
                 bias.setdefault(summary.app, []).append(summary.mean_error)

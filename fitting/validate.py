@@ -67,6 +67,48 @@ class Summary:
     between_app_sigma: float | None = None  # between-application error in this app's intervals
 
 
+@dataclass(frozen=True)
+class Floors:
+    """In-sample mean |error| of the same costs, i.e. with nothing held out: where the held-out error comes from.
+
+    ``pooled``: one fit over every application's runs, judged on those runs.  A held-out error well
+    above it is the applications' differences: each one's costs are not what the others' imply
+    (more calibration applications with the same traits help).  ``own``: each application fitted
+    on its own runs alone, mean over the applications (those ``own_skipped`` could not be fitted
+    with the costs they exercise).  Between ``own`` and ``pooled`` lie the columns: no one set of
+    costs prices every application alike.  Below ``own``: repetition noise and effects no column
+    follows.  None: that fit failed.
+    """
+
+    pooled: float | None
+    own: float | None
+    own_skipped: tuple[str, ...] = ()
+
+
+def error_floors(runs: Sequence[Run], costs: Sequence[str] | None, weighting: str, intercept: bool) -> Floors:
+    """The in-sample errors of :class:`Floors` for these runs and costs."""
+
+    def in_sample(subset: Sequence[Run], names: Sequence[str] | None) -> float:
+        profile = fit_machine(
+            subset, names, weighting=weighting, intercept=intercept, drop_empty=True, between_app=False
+        )
+        return float(np.mean([abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]))
+
+    try:
+        pooled = in_sample(runs, costs)
+    except FitError:
+        pooled = None
+    own, skipped = [], []
+    for app in dict.fromkeys(run.app for run in runs):
+        mine = [run for run in runs if run.app == app]
+        names = [name for name in costs or COSTS if any(run.counts.get(name, 0) for run in mine)]
+        try:
+            own.append(in_sample(mine, names))
+        except FitError:  # fewer runs than costs, or costs its runs cannot separate
+            skipped.append(app)
+    return Floors(pooled, float(np.mean(own)) if own else None, tuple(skipped))
+
+
 @dataclass
 class Validation:
     """Every held-out run, Table 1 per application and overall, and the applications left out."""
@@ -80,6 +122,7 @@ class Validation:
     overall: Summary
     skipped: dict[str, str] = field(default_factory=dict)
     between_app: bool = True  # prediction intervals include the between-application error
+    floors: Floors | None = None  # in-sample errors of the same costs: what the held-out error is above
 
     def to_dict(self) -> dict:
         return {
@@ -90,6 +133,7 @@ class Validation:
             "between_app": self.between_app,
             "summary": [asdict(s) for s in (*self.summaries, self.overall)],
             "skipped": self.skipped,
+            "floors": asdict(self.floors) if self.floors else None,
             "runs": [asdict(r) for r in self.runs],
         }
 
@@ -193,6 +237,7 @@ def cross_validate(
         summarize("all", held),
         skipped,
         between_app,
+        error_floors(runs, costs, weighting, intercept),
     )
 
 
@@ -260,6 +305,15 @@ def format_validation(result: Validation) -> str:
         "runs within " + ", ".join(f"{m:g} % error: {np.mean(errors <= m):.0%}" for m in ERROR_MARKS)
     )
     lines.extend(f"not predicted: {app}: {reason}" for app, reason in result.skipped.items())
+    floors = result.floors
+    if floors and floors.pooled is not None and floors.own is not None:
+        left = f" ({', '.join(floors.own_skipped)} could not be fitted alone)" if floors.own_skipped else ""
+        lines.append(
+            f"with nothing held out the same costs leave {100 * floors.pooled:.1f} % (one fit over every "
+            f"application) and {100 * floors.own:.1f} % (each application fitted alone{left}): held-out error "
+            "above the first is the applications' differences (more calibration applications with the same "
+            "traits help), between the two the cost columns, below the second noise"
+        )
     if result.between_app:
         taus = [
             f"{row.app} {error_text(row.between_app_sigma, result.weighting)}"

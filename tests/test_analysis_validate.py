@@ -16,7 +16,7 @@ from perfeq.errors import UsageError
 from perfeq.fitting.fit import fit_machine
 from perfeq.fitting.runs import read_runs, write_runs
 from perfeq.fitting.synthetic import TRUE_COSTS, synthetic_applications, synthetic_runs, true_time
-from perfeq.fitting.validate import cross_validate
+from perfeq.fitting.validate import cross_validate, format_validation
 
 APPS = ("alpha", "beta", "gamma", "delta")
 
@@ -87,6 +87,31 @@ def test_table1_columns(synthetic):
         assert_allclose(row.cov, row.sigma_s / row.mean_s, rtol=1e-12)
         assert_allclose(row.average_error, np.mean(np.abs(errors / measured)), rtol=1e-12)
         assert row.coverage == np.mean([run.inside for run in mine])
+
+
+def test_floors_separate_application_biases_from_noise():
+    """With nothing held out, one fit over all applications leaves their biases, a fit per
+    application only the run noise; the held-out error is above both."""
+    rng = np.random.default_rng(5)
+    runs, biases = synthetic_applications(6, 12, rng, app_sigma=0.15, noise=0.03)
+    result = cross_validate(runs, costs=["ops", "startup", "bytes"])
+    floors = result.floors
+    assert floors.own_skipped == () and floors.own < 0.035  # 3 % noise: mean |e| about 0.8 x 3 %
+    assert floors.pooled > 2 * floors.own  # the applications' biases (sd 15 %) stay in the pooled fit
+    assert result.overall.average_error > floors.pooled
+    alone = []
+    for app in biases:  # the per-application floor is the mean of each application's own fit
+        profile = fit_machine([run for run in runs if run.app == app], ["ops", "startup", "bytes"])
+        alone.append(np.mean([abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]))
+    assert_allclose(floors.own, np.mean(alone), rtol=1e-9)
+    text = format_validation(result)
+    assert f"{100 * floors.pooled:.1f} % (one fit over every application)" in text
+    assert f"{100 * floors.own:.1f} % (each application fitted alone)" in text
+    assert result.to_dict()["floors"]["pooled"] == floors.pooled
+
+    same, _ = synthetic_applications(6, 12, np.random.default_rng(6), app_sigma=0.0, noise=0.03)
+    unbiased = cross_validate(same, costs=["ops", "startup", "bytes"]).floors
+    assert unbiased.pooled < 1.3 * unbiased.own  # no biases: the pooled fit is as good as one per app
 
 
 def test_one_application_is_not_enough(synthetic):
