@@ -390,18 +390,19 @@ def main(argv: list[str] | None = None) -> int:
     ]:
         if sets is loop_codes and text == LOOP_CODE_SETS[0]:
             print(f" the six loop codes alone ({', '.join(sorted(BRANCHY))} left out, no branch cost):")
-        errors, bias = [], {}
+        errors, bias, pooled = [], {}, []
         for runs in sets.values():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 result = cross_validate(runs, costs=text.split(","), intercept=True, between_app=False)
             errors.append(result.overall.average_error)
+            pooled.append(np.nan if result.floors.pooled is None else result.floors.pooled)
             for summary in result.summaries:
                 bias.setdefault(summary.app, []).append(summary.mean_error)
         print(
             f"  {text:20s}"
             + " ".join(f"{100 * e:5.1f}" for e in errors)
-            + f"   mean {100 * np.mean(errors):.1f} %"
+            + f"   mean {100 * np.mean(errors):.1f} %, pooled (nothing held out) {100 * np.mean(pooled):.1f} %"
         )
         print(
             "    mean bias " + ", ".join(f"{app} {100 * np.mean(v):+.0f}" for app, v in sorted(bias.items()))
