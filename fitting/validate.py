@@ -71,13 +71,15 @@ class Summary:
 class Floors:
     """In-sample mean |error| of the same costs, i.e. with nothing held out: where the held-out error comes from.
 
-    ``pooled``: one fit over every application's runs, judged on those runs.  A held-out error well
-    above it is the applications' differences: each one's costs are not what the others' imply
-    (more calibration applications with the same traits help).  ``own``: each application fitted
-    on its own runs alone, mean over the applications (those ``own_skipped`` could not be fitted
-    with the costs they exercise).  Between ``own`` and ``pooled`` lie the columns: no one set of
-    costs prices every application alike.  Below ``own``: repetition noise and effects no column
-    follows.  None: that fit failed.
+    Over the runs of the applications that were predicted (a fold that could not be fitted leaves
+    its application out here too), averaged over runs as the held-out error is.  ``pooled``: one fit
+    over all those runs.  A held-out error well above it is the applications' differences: each
+    one's costs are not what the others' imply (more calibration applications with the same traits
+    help).  ``own``: each application fitted on its own runs alone; None when fewer than half of the
+    applications can be (``own_skipped``: those whose runs cannot separate the costs they exercise).
+    Between ``own`` and ``pooled`` lie the cost columns (no one set of costs prices every
+    application alike) and the per-application fits' extra free costs, which alone make ``own``
+    somewhat smaller.  Below ``own``: repetition noise and effects no column follows.
     """
 
     pooled: float | None
@@ -86,27 +88,29 @@ class Floors:
 
 
 def error_floors(runs: Sequence[Run], costs: Sequence[str] | None, weighting: str, intercept: bool) -> Floors:
-    """The in-sample errors of :class:`Floors` for these runs and costs."""
+    """The in-sample errors of :class:`Floors` for these runs and costs (fitted as the folds are)."""
 
-    def in_sample(subset: Sequence[Run], names: Sequence[str] | None) -> float:
+    def in_sample(subset: Sequence[Run], names: Sequence[str] | None) -> list[float]:
         profile = fit_machine(
             subset, names, weighting=weighting, intercept=intercept, drop_empty=True, between_app=False
         )
-        return float(np.mean([abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]))
+        return [abs(run.fitted_s - run.time_s) / run.time_s for run in profile.runs]
 
     try:
-        pooled = in_sample(runs, costs)
+        pooled = float(np.mean(in_sample(runs, costs)))
     except FitError:
         pooled = None
     own, skipped = [], []
-    for app in dict.fromkeys(run.app for run in runs):
+    apps = list(dict.fromkeys(run.app for run in runs))
+    for app in apps:
         mine = [run for run in runs if run.app == app]
         names = [name for name in costs or COSTS if any(run.counts.get(name, 0) for run in mine)]
         try:
-            own.append(in_sample(mine, names))
+            own.extend(in_sample(mine, names))
         except FitError:  # fewer runs than costs, or costs its runs cannot separate
             skipped.append(app)
-    return Floors(pooled, float(np.mean(own)) if own else None, tuple(skipped))
+    fitted_enough = own and 2 * len(skipped) <= len(apps)
+    return Floors(pooled, float(np.mean(own)) if fitted_enough else None, tuple(skipped))
 
 
 @dataclass
@@ -237,7 +241,7 @@ def cross_validate(
         summarize("all", held),
         skipped,
         between_app,
-        error_floors(runs, costs, weighting, intercept),
+        error_floors([run for run in runs if run.app not in skipped], costs, weighting, intercept),
     )
 
 
@@ -306,13 +310,17 @@ def format_validation(result: Validation) -> str:
     )
     lines.extend(f"not predicted: {app}: {reason}" for app, reason in result.skipped.items())
     floors = result.floors
-    if floors and floors.pooled is not None and floors.own is not None:
-        left = f" ({', '.join(floors.own_skipped)} could not be fitted alone)" if floors.own_skipped else ""
+    if floors and floors.pooled is not None:
+        if floors.own is None:
+            own = "; fitted to each application alone: not available, too few applications' runs separate their costs"
+        else:
+            left = f", {', '.join(floors.own_skipped)} could not be" if floors.own_skipped else ""
+            own = f" and {100 * floors.own:.1f} % (each application fitted alone{left})"
         lines.append(
             f"with nothing held out the same costs leave {100 * floors.pooled:.1f} % (one fit over every "
-            f"application) and {100 * floors.own:.1f} % (each application fitted alone{left}): held-out error "
-            "above the first is the applications' differences (more calibration applications with the same "
-            "traits help), between the two the cost columns, below the second noise"
+            f"predicted application){own}: held-out error above the first is the applications' differences "
+            "(more calibration applications with the same traits help), between the two the cost columns "
+            "and the per-application fits' extra costs, below the second noise"
         )
     if result.between_app:
         taus = [
