@@ -51,11 +51,11 @@ from pycparser import c_ast
 from perfeq.fitting.calibrate import example_model
 from perfeq.fitting.runs import parse_params, read_runs
 from perfeq.fitting.validate import cross_validate
+from perfeq.instrument.collect import _names  # the IDs an expression mentions
 from perfeq.instrument.preprocess import parse, preprocess
 from perfeq.pipeline import compile_command, find_mpi, load_catalog
 
 DATA = Path(__file__).parent / "data"
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
 COST_SETS = ("loads,stores,branch", "ops,branch", "ops,loads,branch", "ops,l1,branch", "ops,l2,branch")
 LOOP_CODE_SETS = ("loads", "loads,stores", "ops", "ops,l2", "loads,l2")
 _C_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
@@ -111,15 +111,6 @@ def mca_cycles(body: list[str], cpu: str) -> float | None:
     )
     match = re.search(r"Total Cycles:\s+(\d+)", proc.stdout)
     return int(match[1]) / 200 if proc.returncode == 0 and match else None
-
-
-def _names(node: c_ast.Node | None) -> set[str]:
-    found: set[str] = set()
-    if isinstance(node, c_ast.ID):
-        found.add(node.name)
-    for _, child in node.children() if node is not None else ():
-        found |= _names(child)
-    return found
 
 
 def _loop_variable(loop: c_ast.Node) -> str | None:

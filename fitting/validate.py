@@ -103,10 +103,8 @@ def error_floors(runs: Sequence[Run], costs: Sequence[str] | None, weighting: st
     own, skipped = [], []
     apps = list(dict.fromkeys(run.app for run in runs))
     for app in apps:
-        mine = [run for run in runs if run.app == app]
-        names = [name for name in costs or COSTS if any(run.counts.get(name, 0) for run in mine)]
-        try:
-            own.extend(in_sample(mine, names))
+        try:  # drop_empty leaves out the costs this application never exercises
+            own.extend(in_sample([run for run in runs if run.app == app], costs))
         except FitError:  # fewer runs than costs, or costs its runs cannot separate
             skipped.append(app)
     fitted_enough = own and 2 * len(skipped) <= len(apps)
