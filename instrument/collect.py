@@ -28,6 +28,11 @@ ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtol
 OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
 OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
 OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+# counter slots of PERFEQ_BRANCH: mispredictions, local history, a 2-bit counter per history
+# (PERFEQ_BRANCH_SLOTS in runtime/perfeq_rt.h, with PERFEQ_BRANCH_HISTORY = 4)
+BRANCH_SLOTS = 2 + (1 << 4)
+# depths of expression hooks (UnitCollector.wrap): above any statement nesting, longer spans outside
+_EXPRESSION_DEPTH = 1 << 30
 
 
 @dataclass(order=True)
@@ -86,6 +91,18 @@ class UnitCollector:
     def insert(self, offset: int, text: str, depth: int = 0, closing: bool = False) -> None:
         self._seq += 1
         self.insertions.append(Insertion(offset, 0 if closing else 1, -depth if closing else depth, self._seq, text))
+
+    def wrap(self, start: int, end: int, opener: str, closer: str = ")") -> None:
+        """Wrap the source text from offset ``start`` to ``end`` in an expression hook.
+
+        Expression hooks (call announcements, MPI sites, allocation sizes, conditions) nest inside
+        statement-level insertions; among themselves the one spanning more text goes outside, so
+        that hooks starting at one offset nest as the expressions do: the condition of
+        ``if (f(x) >= 0)`` around the call ``f(x)``, the size ``g(n) * 8`` around ``g(n)``.
+        """
+        depth = _EXPRESSION_DEPTH + (_EXPRESSION_DEPTH - (end - start))
+        self.insert(start, opener, depth)
+        self.insert(end, closer, depth, closing=True)
 
     def warn(self, line: int, col: int | None, message: str) -> None:
         where = f"{self.display}:{line}:{col}" if col else f"{self.display}:{line}"
@@ -766,6 +783,12 @@ class FunctionCollector:
         self.add_ops(self.counter().count(node.cond), node.cond)
         self._stmt_end = src.tokens[src.statement_end(start)].end
         self.expressions(node.cond)
+        select = self.is_select(node)
+        predictor = None
+        if not select:  # a branch: record how predictable its outcomes are (perfeq_rt.h)
+            predictor = self.slot(BRANCH_SLOTS)
+            self.u.wrap(src.tokens[open_ + 1].start, src.tokens[close - 1].end,
+                        f"{self.mt('PERFEQ_BRANCH')}({predictor}, ")
         anchor = evaluated_in.id if evaluated_in else None
         then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, anchor)
         else_block = None
@@ -778,7 +801,7 @@ class FunctionCollector:
                              src.text_of(open_ + 1, close - 1), evaluated_in.id if evaluated_in else None,
                              then_block, else_block, [], None, sorted(_names(node.cond)),
                              self.counter().count(node.cond).to_dict(),
-                             self.is_select(node))
+                             select, predictor)
         )
         return src.tokens[end].end
 
@@ -892,8 +915,8 @@ class FunctionCollector:
             extent = None
         elif extent is not None:
             start, close, args = extent
-            self.u.insert(self.src.tokens[start].start, f'PERFEQ_CALLED(perfeq__unit, {site}, "{name}", ', 50)
-            self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
+            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end,
+                        f'PERFEQ_CALLED(perfeq__unit, {site}, "{name}", ')
         else:
             args = [_generate(a) for a in (call.args.exprs if call.args else [])]
         self.u.unit.calls.append(
@@ -918,8 +941,7 @@ class FunctionCollector:
         instrumented = extent is not None
         if instrumented:
             start, close, _ = extent
-            self.u.insert(self.src.tokens[start].start, f"(PERFEQ_MPI({comm_id}), ", 50)
-            self.u.insert(self.src.tokens[close].end, ")", 50, closing=True)
+            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, f"(PERFEQ_MPI({comm_id}), ")
 
         def arg(key: str) -> str | None:
             index = spec.get(key)
@@ -945,8 +967,7 @@ class FunctionCollector:
             open_ = start + 1
             parts = self.src.split_top(open_ + 1, close - 1, ",")
             a, b = parts[size_index]
-            self.u.insert(self.src.tokens[a].start, f"PERFEQ_SIZE({slot}, ", 60)
-            self.u.insert(self.src.tokens[b].end, ")", 60, closing=True)
+            self.u.wrap(self.src.tokens[a].start, self.src.tokens[b].end, f"PERFEQ_SIZE({slot}, ")
         extents = [args[size_index]] + ([args[1]] if name == "calloc" and len(args) > 1 else [])
         self.u.unit.shapes.append(
             d.ArrayShape(len(self.u.unit.shapes), self.index, target, call.coord.line, name, 1, extents, None, slot,
@@ -1008,8 +1029,7 @@ class FunctionCollector:
                 self.src.match_bracket(start - 1) < question:
             start -= 1
         slot = self.slot(2)
-        self.u.insert(self.src.tokens[start].start, f"{self.mt('PERFEQ_COND')}({slot}, ", 70)
-        self.u.insert(self.src.tokens[question - 1].end, ")", 70, closing=True)
+        self.u.wrap(self.src.tokens[start].start, self.src.tokens[question - 1].end, f"{self.mt('PERFEQ_COND')}({slot}, ")
         self.u.unit.conds.append(
             d.CondDescriptor(len(self.u.unit.conds), self.index, "ternary", node.coord.line,
                              self.src.text_of(start, question - 1), self.block.id if self.block else None,

@@ -73,6 +73,9 @@ class CondDescriptor:
     # an if whose branches only assign plain variables (``if (d > change) change = d;``): compilers
     # turn it into a conditional move or max/min, so it is not a branch that can be mispredicted
     select: bool = False
+    # if only (not a select): first slot of its branch predictor (runtime/perfeq_rt.h PERFEQ_BRANCH):
+    # slot counts the mispredictions of a local-history predictor per context; the others are its state
+    predictor: int | None = None
 
 
 @dataclass(frozen=True)

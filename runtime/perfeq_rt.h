@@ -146,6 +146,31 @@ void perfeq_finish(void);
 /* Conditional: slot k counts false, slot k+1 true evaluations. */
 #define PERFEQ_COND(k, cond)    PERFEQ_ITER(k, cond)
 #define PERFEQ_COND_MT(k, cond) PERFEQ_ITER_MT(k, cond)
+/* Condition of an if: a two-level branch predictor with local history (Yeh & Patt) per
+ * conditional and context tells a data-dependent branch that flips at random from one whose
+ * outcomes come in runs or short patterns (merging already sorted data), which predictors learn.
+ * Slots: k counts its mispredictions, k+1 holds its last PERFEQ_BRANCH_HISTORY outcomes, k+2 on
+ * one 2-bit saturating counter per history (taken predicted at 2 and 3); only slot k is a count
+ * (the trace sums every slot over thread slabs, and readers ignore the others). */
+#define PERFEQ_BRANCH_HISTORY 4
+#define PERFEQ_BRANCH_SLOTS   (2 + (1 << PERFEQ_BRANCH_HISTORY))
+static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
+{
+    perfeq_count_t history = s[1] & ((1u << PERFEQ_BRANCH_HISTORY) - 1);
+    perfeq_count_t *counter = s + 2 + history;
+    if ((*counter >= 2) != (perfeq_count_t)taken)
+        s[0]++;
+    if (taken) {
+        if (*counter < 3)
+            (*counter)++;
+    } else if (*counter > 0) {
+        (*counter)--;
+    }
+    s[1] = ((history << 1) | (perfeq_count_t)taken) & ((1u << PERFEQ_BRANCH_HISTORY) - 1);
+    return taken;
+}
+#define PERFEQ_BRANCH(k, cond)    perfeq__branch(perfeq__c + (k), (cond) ? 1 : 0)
+#define PERFEQ_BRANCH_MT(k, cond) perfeq__branch(perfeq_counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
 /* Statement hooks. */
 #define PERFEQ_LOOP_ENTER(k)    (perfeq__c[(k)]++)
 /* Iterations of a counted loop added once at its entry, from its bounds (first value a, bound b,
@@ -163,6 +188,7 @@ void perfeq_finish(void);
 #define PERFEQ_MT_LOCAL         perfeq_count_t *perfeq__cm = perfeq_counts_mt(perfeq__x);
 #define PERFEQ_BLOCK_L(k)       (perfeq__cm[(k)]++)
 #define PERFEQ_COND_L(k, cond)  ((cond) ? (perfeq__cm[(k) + 1]++, 1) : (perfeq__cm[(k)]++, 0))
+#define PERFEQ_BRANCH_L(k, cond) perfeq__branch(perfeq__cm + (k), (cond) ? 1 : 0)
 #define PERFEQ_REGION_L(k)      ((void)0)
 #define PERFEQ_TRIPS_LT_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UP(a, b, s))
 #define PERFEQ_TRIPS_LE_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UPTO(a, b, s))
@@ -200,6 +226,8 @@ void perfeq_finish(void);
 #define PERFEQ_ITER_ALWAYS(k)   1
 #define PERFEQ_COND(k, cond)    (cond)
 #define PERFEQ_COND_MT(k, cond) (cond)
+#define PERFEQ_BRANCH(k, cond)  (cond)
+#define PERFEQ_BRANCH_MT(k, cond) (cond)
 #define PERFEQ_LOOP_ENTER(k)    ((void)0)
 #define PERFEQ_TRIPS_LT(k, a, b, s) ((void)0)
 #define PERFEQ_TRIPS_LE(k, a, b, s) ((void)0)
@@ -208,6 +236,7 @@ void perfeq_finish(void);
 #define PERFEQ_MT_LOCAL
 #define PERFEQ_BLOCK_L(k)       ((void)0)
 #define PERFEQ_COND_L(k, cond)  (cond)
+#define PERFEQ_BRANCH_L(k, cond) (cond)
 #define PERFEQ_REGION_L(k)      ((void)0)
 #define PERFEQ_TRIPS_LT_L(k, a, b, s) ((void)0)
 #define PERFEQ_TRIPS_LE_L(k, a, b, s) ((void)0)

@@ -607,17 +607,29 @@ class CountModel:
     def mispredicted(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
         """Mispredicted branches per execution of a ``then`` block (architectural linearization).
 
-        A conditional whose outcome is data (it keeps the run's true ratio r) is taken to be
-        mispredicted at the rate of a branch whose outcomes are independent, min(r, 1 - r) per
-        evaluation; evaluations are the ``then`` executions / r.  Conditions on the rank, P and
-        the parameters, and loop conditions, are predictable; an ``if`` that only assigns plain
-        variables (``select`` in the descriptors) is a conditional move, no branch.
+        A conditional whose outcome is data (it keeps the run's true ratio r) is mispredicted at
+        most at the rate of a branch whose outcomes are independent, min(r, 1 - r) per evaluation
+        (a predictor that learns the majority outcome); evaluations are the ``then`` executions /
+        r.  When the run also recorded the branch's 2-bit counter (descriptor field ``predictor``),
+        its mispredictions per evaluation are the other bound: outcomes that come in runs, as when
+        merging data that is already sorted, are predictable whatever r is.  A modern predictor
+        does at least as well as either, so the smaller rate is kept, and like r it is taken to
+        hold at other sizes.  Conditions on the rank, P and the parameters, and loop conditions,
+        are predictable; an ``if`` that only assigns plain variables (``select`` in the
+        descriptors) is a conditional move, no branch.
         """
         for cond in unit.data["conds"]:
             if cond.get("then_block") == block_id and cond["kind"] == "if" and not cond.get("select"):
                 ratio = self._ratio.get((self._ids[id(ctx)], cond["id"]))
                 if isinstance(ratio, sp.Rational) and 0 < ratio < 1:
-                    return sp.Min(ratio, 1 - ratio) / ratio
+                    rate = sp.Min(ratio, 1 - ratio) / ratio
+                    if cond.get("predictor") is not None:
+                        ranks = range(self.run.nranks)
+                        taken = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
+                        missed = sum(ctx.counter(r, cond["predictor"]) for r in ranks)
+                        if taken:
+                            rate = sp.Min(rate, sp.Rational(missed, taken))
+                    return rate
         return sp.Integer(0)
 
     def loop_mispredicted(self, ctx, loop: dict) -> sp.Expr:

@@ -3,9 +3,9 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[3] = {
-    { "classify", 6, 0 },
+    { "classify", 60, 0 },
     { "days", 9, 0 },
-    { "main", 16, 2 }
+    { "main", 52, 2 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -19,14 +19,14 @@ static perfeq_unit_t perfeq__unit
 
 static const char *classify(int x)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
-    if (x < 0)
-        {  PERFEQ_BLOCK(0); return "negative"; }
-    else {  PERFEQ_BLOCK(1); if (x == 0)
-        {  PERFEQ_BLOCK(2); return "zero"; }
-    else {  PERFEQ_BLOCK(3); if (x < 10)
-        {  PERFEQ_BLOCK(4); return "small"; }
+    if (PERFEQ_BRANCH(0, x < 0))
+        {  PERFEQ_BLOCK(18); return "negative"; }
+    else {  PERFEQ_BLOCK(19); if (PERFEQ_BRANCH(20, x == 0))
+        {  PERFEQ_BLOCK(38); return "zero"; }
+    else {  PERFEQ_BLOCK(39); if (PERFEQ_BRANCH(40, x < 10))
+        {  PERFEQ_BLOCK(58); return "small"; }
     else
-        {  PERFEQ_BLOCK(5); return "large"; } } }
+        {  PERFEQ_BLOCK(59); return "large"; } } }
 }
 
 static int days(int month)
@@ -61,11 +61,11 @@ int main(void)
         odd += PERFEQ_COND(6, (i % 2)) ? 1 : 0;
     } } PERFEQ_BLOCK(8); 
     if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
-    if (odd)
-        {  PERFEQ_BLOCK(12); if (total)
-            {  PERFEQ_BLOCK(13); printf("nested\n"); }
+    if (PERFEQ_BRANCH(12, odd))
+        {  PERFEQ_BLOCK(30); if (PERFEQ_BRANCH(31, total))
+            {  PERFEQ_BLOCK(49); printf("nested\n"); }
         else
-            {  PERFEQ_BLOCK(14); printf("dangling\n"); } } PERFEQ_BLOCK(15); 
+            {  PERFEQ_BLOCK(50); printf("dangling\n"); } } PERFEQ_BLOCK(51); 
     printf("total %d odd %d\n", total, odd);
     return 0;
 }

@@ -3,8 +3,8 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "find", 4, 2 },
-    { "main", 41, 16 }
+    { "find", 22, 2 },
+    { "main", 113, 16 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -23,8 +23,8 @@ static int find(const int *a, int n, int key)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
     int i;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (n)); for (i = 0; i < n; i++)
-        {  PERFEQ_BLOCK(1); if (a[i] == key)
-            {  PERFEQ_BLOCK(2); return i; } } } PERFEQ_BLOCK(3); 
+        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, a[i] == key))
+            {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
     return -1;
 }
 
@@ -50,22 +50,22 @@ int main(void)
         count++;
     } while (count < 5); } PERFEQ_BLOCK(19); 
     { PERFEQ_LOOP_ENTER(20); PERFEQ_VALUE(11, (0)); PERFEQ_VALUE(12, (N)); for (i = 0; i < N; i++) { PERFEQ_BLOCK(21); 
-        if (i % 3 == 0)
-            {  PERFEQ_BLOCK(22); continue; } PERFEQ_BLOCK(23); 
-        if (i > 12)
-            {  PERFEQ_BLOCK(24); break; } PERFEQ_BLOCK(25); 
+        if (PERFEQ_BRANCH(22, i % 3 == 0))
+            {  PERFEQ_BLOCK(40); continue; } PERFEQ_BLOCK(41); 
+        if (PERFEQ_BRANCH(42, i > 12))
+            {  PERFEQ_BLOCK(60); break; } PERFEQ_BLOCK(61); 
         count += i;
-    } } PERFEQ_BLOCK(26); 
-    { PERFEQ_LOOP_ENTER(27); for (;;) { PERFEQ_BLOCK(28); 
-        if (++k > 20)
-            {  PERFEQ_BLOCK(29); break; }
-    } } PERFEQ_BLOCK(30); 
-    { PERFEQ_LOOP_ENTER(31); PERFEQ_VALUE(13, (0)); for (int m = 0, n = 2; m < n; m++, n--) {  PERFEQ_BLOCK(32); count++; } } PERFEQ_BLOCK(33); 
+    } } PERFEQ_BLOCK(62); 
+    { PERFEQ_LOOP_ENTER(63); for (;;) { PERFEQ_BLOCK(64); 
+        if (PERFEQ_BRANCH(65, ++k > 20))
+            {  PERFEQ_BLOCK(83); break; }
+    } } PERFEQ_BLOCK(84); 
+    { PERFEQ_LOOP_ENTER(85); PERFEQ_VALUE(13, (0)); for (int m = 0, n = 2; m < n; m++, n--) {  PERFEQ_BLOCK(86); count++; } } PERFEQ_BLOCK(87); 
     k = N;
-    { PERFEQ_LOOP_ENTER(34); PERFEQ_VALUE(14, (0)); PERFEQ_VALUE(15, (k)); for (i = 0; i < k; i++)
-        {  PERFEQ_BLOCK(35); if (i == 5)
-            {  PERFEQ_BLOCK(36); k--; } } } PERFEQ_BLOCK(37);  /* the bound moves: iterations cannot be computed at entry */
-    { PERFEQ_LOOP_ENTER(38); while (0){  PERFEQ_BLOCK(39); ; } } PERFEQ_BLOCK(40); 
+    { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(14, (0)); PERFEQ_VALUE(15, (k)); for (i = 0; i < k; i++)
+        {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, i == 5))
+            {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
+    { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 
     printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_CALLED(perfeq__unit, 0, "find", find(a, N, 49)), PERFEQ_CALLED(perfeq__unit, 1, "find", find(a, N, 50)));
     return 0;
 }

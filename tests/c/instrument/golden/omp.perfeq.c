@@ -3,7 +3,7 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[1] = {
-    { "main", 33, 0 }
+    { "main", 51, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -44,32 +44,32 @@ int main(void)
 #line 24 "omp.c"
 #pragma omp for
         for (i = 0; i < N; i++) { PERFEQ_BLOCK_L(13); 
-            if (i % 2)
-                {  PERFEQ_BLOCK_L(14); mine += (long)a[i][i]; }
-        } } PERFEQ_BLOCK_L(15); 
+            if (PERFEQ_BRANCH_L(14, i % 2))
+                {  PERFEQ_BLOCK_L(32); mine += (long)a[i][i]; }
+        } } PERFEQ_BLOCK_L(33); 
 #pragma omp critical
         diag += mine;
 #pragma omp atomic
         count++;
-    } } PERFEQ_BLOCK(16); 
-{ PERFEQ_REGION(18); PERFEQ_LOOP_ENTER(17);
+    } } PERFEQ_BLOCK(34); 
+{ PERFEQ_REGION(36); PERFEQ_LOOP_ENTER(35);
 #line 34 "omp.c"
 #pragma omp parallel for reduction(+ : count)
     for (i = 0; i < N; i++)
-        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(19); count += PERFEQ_COND_L(20, i > N / 2) ? 1 : 0; } } PERFEQ_BLOCK(22); 
-{ PERFEQ_REGION(23);
+        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(37); count += PERFEQ_COND_L(38, i > N / 2) ? 1 : 0; } } PERFEQ_BLOCK(40); 
+{ PERFEQ_REGION(41);
 #line 37 "omp.c"
 #pragma omp parallel reduction(+ : each)
-    {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(24); { PERFEQ_BLOCK_L(25); PERFEQ_TRIPS_LT_L(26, (0), (4), 1); for (int k = 0; k < 4; k++)
-        { each += 1; } } } } PERFEQ_BLOCK(27); 
-{ PERFEQ_REGION(28);
+    {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(42); { PERFEQ_BLOCK_L(43); PERFEQ_TRIPS_LT_L(44, (0), (4), 1); for (int k = 0; k < 4; k++)
+        { each += 1; } } } } PERFEQ_BLOCK(45); 
+{ PERFEQ_REGION(46);
 #line 40 "omp.c"
 #pragma omp parallel
-{  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(29); { PERFEQ_BLOCK_L(30);
+{  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(47); { PERFEQ_BLOCK_L(48);
 #line 41 "omp.c"
 #pragma omp for reduction(+ : evens)
     for (i = 0; i < N; i += 2)
-        {  PERFEQ_BLOCK_L(31); evens++; } } } } PERFEQ_BLOCK(32); 
+        {  PERFEQ_BLOCK_L(49); evens++; } } } } PERFEQ_BLOCK(50); 
     printf("sum %ld diag %ld count_ok %d each_ok %d evens %ld\n", sum, diag, count >= 16, each % 4 == 0 && each > 0,
            evens);
     return 0;

@@ -3,7 +3,7 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "tricky", 4, 2 },
+    { "tricky", 22, 2 },
     { "main", 0, 0 }
 };
 static perfeq_unit_t perfeq__unit
@@ -35,11 +35,11 @@ static int tricky(int n)
         s += CLAMP(SQUARE(i),
                    2,
                    50);
-        if (s > 0) { PERFEQ_BLOCK(2); 
+        if (PERFEQ_BRANCH(2, s > 0)) { PERFEQ_BLOCK(20); 
 #endif
             s += text[i % 5] == '{';
         }
-    } } PERFEQ_BLOCK(3); 
+    } } PERFEQ_BLOCK(21); 
 #if 0
     for (;;) { s = -1; }
 #endif
