@@ -40,13 +40,14 @@ class Insertion:
     """Text to insert at an offset of the original source.
 
     At one offset, closers come before openers, inner closers before outer ones, outer openers
-    before inner ones, and otherwise the order they were planned in.
+    before inner ones, and otherwise openers in the order they were planned in, closers in the
+    reverse order.
     """
 
     offset: int
     rank: int  # 0: closer, 1: opener
     depth: int  # negated for closers, so that inner closers come first
-    seq: int
+    seq: int  # negated for closers
     text: str = field(compare=False)
 
 
@@ -90,7 +91,10 @@ class UnitCollector:
 
     def insert(self, offset: int, text: str, depth: int = 0, closing: bool = False) -> None:
         self._seq += 1
-        self.insertions.append(Insertion(offset, 0 if closing else 1, -depth if closing else depth, self._seq, text))
+        # closers in the reverse of planning order, so that hooks of equal depth and span (the call
+        # f(x) and the condition of ``if (f(x))``) close as they opened
+        self.insertions.append(Insertion(offset, 0 if closing else 1, -depth if closing else depth,
+                                         -self._seq if closing else self._seq, text))
 
     def wrap(self, start: int, end: int, opener: str, closer: str = ")") -> None:
         """Wrap the source text from offset ``start`` to ``end`` in an expression hook.
@@ -785,10 +789,14 @@ class FunctionCollector:
         self.expressions(node.cond)
         select = self.is_select(node)
         predictor = None
-        if not select:  # a branch: record how predictable its outcomes are (perfeq_rt.h)
+        # a branch: record how predictable its outcomes are (perfeq_rt.h).  The condition goes in
+        # parentheses (a top-level comma or compound literal would split the macro's arguments);
+        # one with a preprocessor line inside stays unwrapped (a directive inside macro arguments
+        # is not portable), and its mispredictions come from its true ratio alone
+        if not select and not any(src.tokens[i].kind == "pp" for i in range(open_ + 1, close)):
             predictor = self.slot(BRANCH_SLOTS)
             self.u.wrap(src.tokens[open_ + 1].start, src.tokens[close - 1].end,
-                        f"{self.mt('PERFEQ_BRANCH')}({predictor}, ")
+                        f"{self.mt('PERFEQ_BRANCH')}({predictor}, (", "))")
         anchor = evaluated_in.id if evaluated_in else None
         then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, anchor)
         else_block = None

@@ -145,19 +145,23 @@ def test_mpi_sites_and_params(tmp_path: Path) -> None:
 
 
 def test_hooks_starting_at_one_offset_nest_as_the_expressions(tmp_path: Path) -> None:
-    """``f(i) > 0 ? ...``, ``if (f(s) >= 0)``, ``malloc(g(4) * sizeof(double))``: the condition and
+    """``f(i) > 0 ? ...``, ``if (f(s) > 1)``, ``malloc(g(4) * sizeof(double))``: the condition and
     size hooks wrap the whole expression around the call's announcement, so the program computes
     what it did (a condition hook around ``f(i)`` alone once made ``f(i) > 0`` always true) and the
     allocation records 32 bytes, not g(4)."""
     result, binary, original = build_program("nesting", ["gcc", "-O1"], tmp_path, mpi=False)
     status, stdout, trace = traced([str(binary)], tmp_path / "nesting.trace")
-    assert (status, stdout) == original_output(original, []) == (0, "124 124\n")
+    assert (status, stdout) == original_output(original, []) == (0, "111124 111124\n")
     text = result.output.read_text()
     assert 'PERFEQ_COND(2, PERFEQ_CALLED(perfeq__unit, 0, "f", f(i)) > 0)' in text
+    assert 'PERFEQ_BRANCH(5, (PERFEQ_CALLED(perfeq__unit, 1, "f", f(s)) > 1))' in text
     assert "PERFEQ_SIZE(" in text and "g(4)) * sizeof(double))" in text
     (main,) = contexts(trace, "main")
     (shape,) = [s for s in result.descriptors.shapes if s.kind == "malloc"]
     assert main.values[shape.value_slot].first == 4 * 8
-    (cond,) = [c for c in result.descriptors.conds if c.kind == "if"]
-    assert main.counters[result.descriptors.blocks[cond.then_block].slot] == 1
-    assert main.counters.get(cond.predictor, 0) == 1  # one evaluation, taken: the counter starts at not taken
+    ifs = [c for c in result.descriptors.conds if c.kind == "if"]
+    assert [c.predictor is None for c in ifs] == [False, False, False, True]  # the last has an #ifdef inside
+    for cond in ifs:
+        assert main.counters[result.descriptors.blocks[cond.then_block].slot] == 1
+        if cond.predictor is not None:
+            assert main.counters.get(cond.predictor, 0) == 1  # one evaluation, taken: counters start at not taken

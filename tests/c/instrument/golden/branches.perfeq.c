@@ -19,11 +19,11 @@ static perfeq_unit_t perfeq__unit
 
 static const char *classify(int x)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
-    if (PERFEQ_BRANCH(0, x < 0))
+    if (PERFEQ_BRANCH(0, (x < 0)))
         {  PERFEQ_BLOCK(18); return "negative"; }
-    else {  PERFEQ_BLOCK(19); if (PERFEQ_BRANCH(20, x == 0))
+    else {  PERFEQ_BLOCK(19); if (PERFEQ_BRANCH(20, (x == 0)))
         {  PERFEQ_BLOCK(38); return "zero"; }
-    else {  PERFEQ_BLOCK(39); if (PERFEQ_BRANCH(40, x < 10))
+    else {  PERFEQ_BLOCK(39); if (PERFEQ_BRANCH(40, (x < 10)))
         {  PERFEQ_BLOCK(58); return "small"; }
     else
         {  PERFEQ_BLOCK(59); return "large"; } } }
@@ -61,8 +61,8 @@ int main(void)
         odd += PERFEQ_COND(6, (i % 2)) ? 1 : 0;
     } } PERFEQ_BLOCK(8); 
     if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
-    if (PERFEQ_BRANCH(12, odd))
-        {  PERFEQ_BLOCK(30); if (PERFEQ_BRANCH(31, total))
+    if (PERFEQ_BRANCH(12, (odd)))
+        {  PERFEQ_BLOCK(30); if (PERFEQ_BRANCH(31, (total)))
             {  PERFEQ_BLOCK(49); printf("nested\n"); }
         else
             {  PERFEQ_BLOCK(50); printf("dangling\n"); } } PERFEQ_BLOCK(51); 

@@ -23,7 +23,7 @@ static int find(const int *a, int n, int key)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
     int i;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (n)); for (i = 0; i < n; i++)
-        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, a[i] == key))
+        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
             {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
     return -1;
 }
@@ -50,20 +50,20 @@ int main(void)
         count++;
     } while (count < 5); } PERFEQ_BLOCK(19); 
     { PERFEQ_LOOP_ENTER(20); PERFEQ_VALUE(11, (0)); PERFEQ_VALUE(12, (N)); for (i = 0; i < N; i++) { PERFEQ_BLOCK(21); 
-        if (PERFEQ_BRANCH(22, i % 3 == 0))
+        if (PERFEQ_BRANCH(22, (i % 3 == 0)))
             {  PERFEQ_BLOCK(40); continue; } PERFEQ_BLOCK(41); 
-        if (PERFEQ_BRANCH(42, i > 12))
+        if (PERFEQ_BRANCH(42, (i > 12)))
             {  PERFEQ_BLOCK(60); break; } PERFEQ_BLOCK(61); 
         count += i;
     } } PERFEQ_BLOCK(62); 
     { PERFEQ_LOOP_ENTER(63); for (;;) { PERFEQ_BLOCK(64); 
-        if (PERFEQ_BRANCH(65, ++k > 20))
+        if (PERFEQ_BRANCH(65, (++k > 20)))
             {  PERFEQ_BLOCK(83); break; }
     } } PERFEQ_BLOCK(84); 
     { PERFEQ_LOOP_ENTER(85); PERFEQ_VALUE(13, (0)); for (int m = 0, n = 2; m < n; m++, n--) {  PERFEQ_BLOCK(86); count++; } } PERFEQ_BLOCK(87); 
     k = N;
     { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(14, (0)); PERFEQ_VALUE(15, (k)); for (i = 0; i < k; i++)
-        {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, i == 5))
+        {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, (i == 5)))
             {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
     { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 
     printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_CALLED(perfeq__unit, 0, "find", find(a, N, 49)), PERFEQ_CALLED(perfeq__unit, 1, "find", find(a, N, 50)));

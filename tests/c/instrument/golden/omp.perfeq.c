@@ -44,7 +44,7 @@ int main(void)
 #line 24 "omp.c"
 #pragma omp for
         for (i = 0; i < N; i++) { PERFEQ_BLOCK_L(13); 
-            if (PERFEQ_BRANCH_L(14, i % 2))
+            if (PERFEQ_BRANCH_L(14, (i % 2)))
                 {  PERFEQ_BLOCK_L(32); mine += (long)a[i][i]; }
         } } PERFEQ_BLOCK_L(33); 
 #pragma omp critical

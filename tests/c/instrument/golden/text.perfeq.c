@@ -35,7 +35,7 @@ static int tricky(int n)
         s += CLAMP(SQUARE(i),
                    2,
                    50);
-        if (PERFEQ_BRANCH(2, s > 0)) { PERFEQ_BLOCK(20); 
+        if (PERFEQ_BRANCH(2, (s > 0))) { PERFEQ_BLOCK(20); 
 #endif
             s += text[i % 5] == '{';
         }
