@@ -1036,8 +1036,12 @@ class FunctionCollector:
         while start > 0 and self.src.tokens[start - 1].text == "(" and \
                 self.src.match_bracket(start - 1) < question:
             start -= 1
+        if any(self.src.tokens[i].kind == "pp" for i in range(start, question)):
+            return  # a directive inside macro arguments is not portable: no hook, as for an if
         slot = self.slot(2)
-        self.u.wrap(self.src.tokens[start].start, self.src.tokens[question - 1].end, f"{self.mt('PERFEQ_COND')}({slot}, ")
+        # in parentheses: a compound literal's commas would split the macro's arguments
+        self.u.wrap(self.src.tokens[start].start, self.src.tokens[question - 1].end,
+                    f"{self.mt('PERFEQ_COND')}({slot}, (", "))")
         self.u.unit.conds.append(
             d.CondDescriptor(len(self.u.unit.conds), self.index, "ternary", node.coord.line,
                              self.src.text_of(start, question - 1), self.block.id if self.block else None,

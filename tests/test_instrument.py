@@ -599,10 +599,10 @@ def test_macros_and_spacing_do_not_move_hooks(tmp_path: Path) -> None:
     )
     result = instrument_file(source, tmp_path / "spacing.perfeq.c", ["cc"], [])
     text = result.output.read_text()
-    assert "y  =  AB + (PERFEQ_COND(0, c) ? 1 : 2);   y +=  PERFEQ_COND(2, c)  ?  3 : 4;" in text
-    assert "y += PERFEQ_COND(4, LONGNAME * c) ? y : MAX(y, 3);" in text  # not inside MAX
-    assert "s += PERFEQ_COND(" in text and ", (i > 1)) ? i : -i;" in text
-    assert re.search(r"s \+= PERFEQ_COND\(\d+, \(PERFEQ_COND\(\d+, \(c > 1\)\) \? 1 : 2\)\) \? 5 : 6;", text)
+    assert "y  =  AB + (PERFEQ_COND(0, (c)) ? 1 : 2);   y +=  PERFEQ_COND(2, (c))  ?  3 : 4;" in text
+    assert "y += PERFEQ_COND(4, (LONGNAME * c)) ? y : MAX(y, 3);" in text  # not inside MAX
+    assert "s += PERFEQ_COND(" in text and ", ((i > 1))) ? i : -i;" in text
+    assert re.search(r"s \+= PERFEQ_COND\(\d+, \(\(PERFEQ_COND\(\d+, \(\(c > 1\)\)\) \? 1 : 2\)\)\) \? 5 : 6;", text)
     (loop,) = result.descriptors.loops
     assert (loop.init, loop.bound, loop.stride) == ("AB", "c + AB", "LONGNAME")
     include = f"-I{runtime_include_dir()}"

@@ -153,7 +153,7 @@ def test_hooks_starting_at_one_offset_nest_as_the_expressions(tmp_path: Path) ->
     status, stdout, trace = traced([str(binary)], tmp_path / "nesting.trace")
     assert (status, stdout) == original_output(original, []) == (0, "111124 111124\n")
     text = result.output.read_text()
-    assert 'PERFEQ_COND(2, PERFEQ_CALLED(perfeq__unit, 0, "f", f(i)) > 0)' in text
+    assert 'PERFEQ_COND(2, (PERFEQ_CALLED(perfeq__unit, 0, "f", f(i)) > 0))' in text
     assert 'PERFEQ_BRANCH(5, (PERFEQ_CALLED(perfeq__unit, 1, "f", f(s)) > 1))' in text
     assert "PERFEQ_SIZE(" in text and "g(4)) * sizeof(double))" in text
     (main,) = contexts(trace, "main")

@@ -32,6 +32,7 @@ int main(void)
     double *p;
     for (i = 0; i < 6; i++)
         s += f(i) > 0 ? 10 : 1;
+    s += (struct pair){s, 2}.a > 1000 ? 1000000 : 0;
     if (f(s) > 1)
         s += 100;
     if (i = s, f(i) > 1)

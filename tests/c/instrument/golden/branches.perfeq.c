@@ -57,8 +57,8 @@ int main(void)
     int i, total = 0, odd = 0;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (-2)); PERFEQ_VALUE(1, (15)); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
         printf("%d %s %d\n", i, PERFEQ_CALLED(perfeq__unit, 0, "classify", classify(i)), PERFEQ_CALLED(perfeq__unit, 1, "days", days(i)));
-        total += PERFEQ_COND(2, i > 5) ? i : (PERFEQ_COND(4, i < 0) ? -i : 0);
-        odd += PERFEQ_COND(6, (i % 2)) ? 1 : 0;
+        total += PERFEQ_COND(2, (i > 5)) ? i : (PERFEQ_COND(4, (i < 0)) ? -i : 0);
+        odd += PERFEQ_COND(6, ((i % 2))) ? 1 : 0;
     } } PERFEQ_BLOCK(8); 
     if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
     if (PERFEQ_BRANCH(12, (odd)))

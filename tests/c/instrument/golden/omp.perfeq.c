@@ -56,7 +56,7 @@ int main(void)
 #line 34 "omp.c"
 #pragma omp parallel for reduction(+ : count)
     for (i = 0; i < N; i++)
-        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(37); count += PERFEQ_COND_L(38, i > N / 2) ? 1 : 0; } } PERFEQ_BLOCK(40); 
+        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(37); count += PERFEQ_COND_L(38, (i > N / 2)) ? 1 : 0; } } PERFEQ_BLOCK(40); 
 { PERFEQ_REGION(41);
 #line 37 "omp.c"
 #pragma omp parallel reduction(+ : each)
