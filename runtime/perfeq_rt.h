@@ -156,17 +156,14 @@ void perfeq_finish(void);
 #define PERFEQ_BRANCH_SLOTS   (2 + (1 << PERFEQ_BRANCH_HISTORY))
 static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
 {
+    /* branch-free, so that the hook does not add mispredictions of its own */
     perfeq_count_t history = s[1] & ((1u << PERFEQ_BRANCH_HISTORY) - 1);
+    perfeq_count_t outcome = (perfeq_count_t)(taken != 0);
     perfeq_count_t *counter = s + 2 + history;
-    if ((*counter >= 2) != (perfeq_count_t)taken)
-        s[0]++;
-    if (taken) {
-        if (*counter < 3)
-            (*counter)++;
-    } else if (*counter > 0) {
-        (*counter)--;
-    }
-    s[1] = ((history << 1) | (perfeq_count_t)taken) & ((1u << PERFEQ_BRANCH_HISTORY) - 1);
+    perfeq_count_t state = *counter;
+    s[0] += (state >> 1) != outcome; /* predicted taken at 2 and 3 */
+    *counter = state + (outcome & (state < 3)) - ((outcome ^ 1) & (state > 0));
+    s[1] = ((history << 1) | outcome) & ((1u << PERFEQ_BRANCH_HISTORY) - 1);
     return taken;
 }
 #define PERFEQ_BRANCH(k, cond)    perfeq__branch(perfeq__c + (k), (cond) ? 1 : 0)

@@ -118,3 +118,49 @@ def test_runs_clean_under_address_sanitizer(tmp_path: Path, flags: list[str]) ->
         result = subprocess.run([str(exe), *args], env=env, capture_output=True, text=True, check=False)
         assert result.returncode == status, result.stderr
         assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr
+
+
+def _local_history_misses(outcomes: list[int], history_bits: int = 4) -> int:
+    """Mispredictions of a two-level local-history predictor (Yeh & Patt), written plainly."""
+    history, counters, misses = 0, [0] * (1 << history_bits), 0
+    for taken in outcomes:
+        predicted = counters[history] >= 2
+        misses += predicted != bool(taken)
+        counters[history] = min(counters[history] + 1, 3) if taken else max(counters[history] - 1, 0)
+        history = ((history << 1) | taken) & ((1 << history_bits) - 1)
+    return misses
+
+
+def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
+    """PERFEQ_BRANCH's branch-free predictor counts what the plain definition counts, on outcomes
+    at random, alternating, in long runs and with a period of 3, and returns the condition."""
+    import random
+
+    rng = random.Random(7)
+    sequences = {
+        "random": [rng.randint(0, 1) for _ in range(4000)],
+        "alternating": [i % 2 for i in range(4000)],
+        "runs": [int(i // 500 % 2 == 0) for i in range(4000)],
+        "period3": [int(i % 3 == 0) for i in range(4000)],
+        "biased": [int(rng.random() < 0.9) for _ in range(4000)],
+    }
+    source = tmp_path / "predict.c"
+    lines = ["#include <stdio.h>", '#include "perfeq_rt.h"', "int main(void)", "{", "    int i, back = 0;"]
+    for name, outcomes in sequences.items():
+        lines += [f"    {{ static const char o[] = \"{''.join(map(str, outcomes))}\";",
+                  "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0};",
+                  "      for (i = 0; o[i]; i++) back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
+                  f"      printf(\"{name} %llu\\n\", s[0]); }}"]
+    lines += ["    return back;", "}"]
+    source.write_text("\n".join(lines) + "\n")
+    binary = tmp_path / "predict"
+    built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    done = subprocess.run([str(binary)], capture_output=True, text=True)
+    assert done.returncode == 0  # the hook returns the condition
+    counted = {name: int(value) for name, value in (line.split() for line in done.stdout.splitlines())}
+    expected = {name: _local_history_misses(outcomes) for name, outcomes in sequences.items()}
+    assert counted == expected
+    assert 1600 < counted["random"] < 2400 and counted["alternating"] < 10 and counted["period3"] < 10
+    assert counted["runs"] < 100 and counted["biased"] < 0.2 * 4000
