@@ -606,6 +606,15 @@ class FunctionCollector:
             if kind != "for" or var is None:
                 self.u.warn(node.coord.line, node.coord.column,
                             f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
+        predictor = None
+        if "data-dependent" in flags and not worksharing:
+            # how predictable its exits are (a loop that runs a few times, differently each time,
+            # mispredicts its exit; one that runs alike, or long, hardly): as for an if
+            first, last = (c0, c1) if kind == "for" else (open_ + 1, close - 1)
+            if last >= first and not any(src.tokens[i].kind == "pp" for i in range(first, last + 1)):
+                predictor = self.slot(BRANCH_SLOTS)
+                self.u.wrap(src.tokens[first].start, src.tokens[last].end,
+                            f"{self.mt('PERFEQ_BRANCH')}({predictor}, (", "))")
         if self.has_goto and _contains_goto(node.stmt):
             flags.append("goto")
             self.u.warn(node.coord.line, node.coord.column, "goto is not supported; this loop is modeled "
@@ -675,7 +684,7 @@ class FunctionCollector:
                 loop_id, self.index, kind, node.coord.line, node.coord.column, var, init_value, cond_text, op,
                 bound, step_text, stride, sorted(depends), self.loop, anchor, entry_slot, body_block, values,
                 ops_init.to_dict(), ops_cond.to_dict(), ops_step.to_dict(), bool(self.parallel), worksharing,
-                flags,
+                flags, predictor,
             )
         )
         return src.tokens[end].end

@@ -54,6 +54,8 @@ class LoopDescriptor:
     in_parallel: bool
     worksharing: bool  # associated with an OpenMP loop construct (entered once per thread)
     flags: list[str]  # var-modified, data-dependent, goto, collapsed, not-instrumented
+    # data-dependent loops only: first slot of the branch predictor run on the condition (PERFEQ_BRANCH)
+    predictor: int | None = None
 
 
 @dataclass(frozen=True)

@@ -633,9 +633,19 @@ class CountModel:
         return sp.Integer(0)
 
     def loop_mispredicted(self, ctx, loop: dict) -> sp.Expr:
-        """Mispredicted exits per entry of a loop: 1 for a loop whose trip count is data (a fit or
-        a constant in place of its bounds, ``while (tries < 4 && kind(...) != want)``), else 0."""
-        return sp.Integer(1) if self._loop_mode.get((self._ids[id(ctx)], loop["id"])) is not None else sp.Integer(0)
+        """Mispredicted branches of a loop's condition per entry, for a loop whose trip count is data
+        (a fit or a constant in place of its bounds, ``while (tries < 4 && kind(...) != want)``),
+        else 0: as the run's branch predictor on the condition missed (descriptor field
+        ``predictor``), per entry, taken to hold at other sizes; without it, 1 (the exit)."""
+        key = (self._ids[id(ctx)], loop["id"])
+        if self._loop_mode.get(key) is None:
+            return sp.Integer(0)
+        if loop.get("predictor") is not None and loop.get("entry_slot") is not None:
+            ranks = range(self.run.nranks)
+            entries = sum(ctx.counter(r, loop["entry_slot"]) for r in ranks)
+            if entries:
+                return sp.Rational(sum(ctx.counter(r, loop["predictor"]) for r in ranks), entries)
+        return sp.Integer(1)
 
     # ---- counts -------------------------------------------------------------------------------
     def local(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
