@@ -607,9 +607,12 @@ class FunctionCollector:
                 self.u.warn(node.coord.line, node.coord.column,
                             f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
         predictor = None
-        if "data-dependent" in flags and not worksharing:
+        if ("data-dependent" in flags and not any(p.string.split()[:1] == ["omp"] for p in pragmas)
+                and _names(node.cond)):
             # how predictable its exits are (a loop that runs a few times, differently each time,
-            # mispredicts its exit; one that runs alike, or long, hardly): as for an if
+            # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
+            # an OpenMP pragma (its condition must stay canonical), not for a constant condition
+            # (while (1): the compiler must still see an endless loop)
             first, last = (c0, c1) if kind == "for" else (open_ + 1, close - 1)
             if last >= first and not any(src.tokens[i].kind == "pp" for i in range(first, last + 1)):
                 predictor = self.slot(BRANCH_SLOTS)

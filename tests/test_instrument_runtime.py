@@ -165,3 +165,15 @@ def test_hooks_starting_at_one_offset_nest_as_the_expressions(tmp_path: Path) ->
         assert main.counters[result.descriptors.blocks[cond.then_block].slot] == 1
         if cond.predictor is not None:
             assert main.counters.get(cond.predictor, 0) == 1  # one evaluation, taken: counters start at not taken
+
+
+def test_loops_the_predictor_hook_leaves_alone(tmp_path: Path) -> None:
+    """``while (1)`` left by return keeps its constant condition (with the hook around it the
+    compiler saw a function that could reach its end: a -Werror build failed), and a loop under
+    an OpenMP construct perfeq does not list (``teams distribute``) keeps its canonical condition."""
+    flags = ["gcc", "-O1", "-fopenmp", "-std=c99", "-Wall", "-Wextra", "-Werror"]
+    result, binary, original = build_program("loopforms", flags, tmp_path, mpi=False)
+    status, stdout, _ = traced([str(binary)], tmp_path / "loopforms.trace")
+    assert (status, stdout) == original_output(original, []) == (0, "3 4950\n")
+    assert "while (1)" in result.output.read_text()
+    assert all(loop.predictor is None for loop in result.descriptors.loops)
