@@ -613,11 +613,7 @@ class FunctionCollector:
             # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
             # an OpenMP pragma (its condition must stay canonical), not for a constant condition
             # (while (1): the compiler must still see an endless loop)
-            first, last = (c0, c1) if kind == "for" else (open_ + 1, close - 1)
-            if last >= first and not any(src.tokens[i].kind == "pp" for i in range(first, last + 1)):
-                predictor = self.slot(BRANCH_SLOTS)
-                self.u.wrap(src.tokens[first].start, src.tokens[last].end,
-                            f"{self.mt('PERFEQ_BRANCH')}({predictor}, (", "))")
+            predictor = self.branch_hook(*((c0, c1) if kind == "for" else (open_ + 1, close - 1)))
         if self.has_goto and _contains_goto(node.stmt):
             flags.append("goto")
             self.u.warn(node.coord.line, node.coord.column, "goto is not supported; this loop is modeled "
@@ -800,15 +796,7 @@ class FunctionCollector:
         self._stmt_end = src.tokens[src.statement_end(start)].end
         self.expressions(node.cond)
         select = self.is_select(node)
-        predictor = None
-        # a branch: record how predictable its outcomes are (perfeq_rt.h).  The condition goes in
-        # parentheses (a top-level comma or compound literal would split the macro's arguments);
-        # one with a preprocessor line inside stays unwrapped (a directive inside macro arguments
-        # is not portable), and its mispredictions come from its true ratio alone
-        if not select and not any(src.tokens[i].kind == "pp" for i in range(open_ + 1, close)):
-            predictor = self.slot(BRANCH_SLOTS)
-            self.u.wrap(src.tokens[open_ + 1].start, src.tokens[close - 1].end,
-                        f"{self.mt('PERFEQ_BRANCH')}({predictor}, (", "))")
+        predictor = None if select else self.branch_hook(open_ + 1, close - 1)  # a branch
         anchor = evaluated_in.id if evaluated_in else None
         then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, anchor)
         else_block = None
@@ -824,6 +812,23 @@ class FunctionCollector:
                              select, predictor)
         )
         return src.tokens[end].end
+
+    def branch_hook(self, first: int, last: int) -> int | None:
+        """Wrap the condition in tokens ``first`` .. ``last`` in PERFEQ_BRANCH (perfeq_rt.h), which
+        records how predictable its outcomes are; returns the predictor's first slot.  The condition
+        goes in parentheses (a top-level comma or compound literal would split the macro's
+        arguments); none for an empty condition or one with a preprocessor line inside (a directive
+        inside macro arguments is not portable): its mispredictions come from the counts alone."""
+        if last < first or self.has_directive(first, last):
+            return None
+        predictor = self.slot(BRANCH_SLOTS)
+        self.u.wrap(self.src.tokens[first].start, self.src.tokens[last].end,
+                    f"{self.mt('PERFEQ_BRANCH')}({predictor}, (", "))")
+        return predictor
+
+    def has_directive(self, first: int, last: int) -> bool:
+        """Whether a preprocessor line stands among tokens ``first`` .. ``last``."""
+        return any(self.src.tokens[i].kind == "pp" for i in range(first, last + 1))
 
     def is_select(self, node: c_ast.If) -> bool:
         """An ``if`` a compiler turns into conditional moves (or max/min) at -O2: see :func:`_moves_only`;
@@ -1048,7 +1053,7 @@ class FunctionCollector:
         while start > 0 and self.src.tokens[start - 1].text == "(" and \
                 self.src.match_bracket(start - 1) < question:
             start -= 1
-        if any(self.src.tokens[i].kind == "pp" for i in range(start, question)):
+        if self.has_directive(start, question - 1):
             return  # a directive inside macro arguments is not portable: no hook, as for an if
         slot = self.slot(2)
         # in parentheses: a compound literal's commas would split the macro's arguments

@@ -610,8 +610,9 @@ class CountModel:
         A conditional whose outcome is data (it keeps the run's true ratio r) is mispredicted at
         most at the rate of a branch whose outcomes are independent, min(r, 1 - r) per evaluation
         (a predictor that learns the majority outcome); evaluations are the ``then`` executions /
-        r.  When the run also recorded the branch's 2-bit counter (descriptor field ``predictor``),
-        its mispredictions per evaluation are the other bound: outcomes that come in runs, as when
+        r.  When the run also ran a branch predictor on the condition (descriptor field
+        ``predictor``, a local-history predictor in perfeq_rt.h), its misses per evaluation are the
+        other bound: outcomes that come in runs, as when
         merging data that is already sorted, are predictable whatever r is.  A modern predictor
         does at least as well as either, so the smaller rate is kept, and like r it is taken to
         hold at other sizes.  Conditions on the rank, P and the parameters, and loop conditions,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from perfeq.errors import BuildError
+from perfeq.instrument.collect import BRANCH_SLOTS
 from perfeq.runtime import mpi_spec
 from perfeq.runtime.build import HEADER, MPI_SOURCE, RT_SOURCE, RUNTIME_DIR, build_runtime, runtime_flags
 from perfeq.toolchain import find_mpi
@@ -151,7 +152,7 @@ def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
                   "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0};",
                   "      for (i = 0; o[i]; i++) back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
                   f"      printf(\"{name} %llu\\n\", s[0]); }}"]
-    lines += ["    return back;", "}"]
+    lines += ["    printf(\"slots %d\\n\", PERFEQ_BRANCH_SLOTS);", "    return back;", "}"]
     source.write_text("\n".join(lines) + "\n")
     binary = tmp_path / "predict"
     built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
@@ -160,6 +161,7 @@ def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
     done = subprocess.run([str(binary)], capture_output=True, text=True)
     assert done.returncode == 0  # the hook returns the condition
     counted = {name: int(value) for name, value in (line.split() for line in done.stdout.splitlines())}
+    assert counted.pop("slots") == BRANCH_SLOTS  # the instrumenter reserves as many as the header uses
     expected = {name: _local_history_misses(outcomes) for name, outcomes in sequences.items()}
     assert counted == expected
     assert 1600 < counted["random"] < 2400 and counted["alternating"] < 10 and counted["period3"] < 10
