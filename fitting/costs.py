@@ -49,6 +49,11 @@ COST_SPECS: tuple[CostSpec, ...] = (
     # Architectural linearization of control flow: data-dependent conditionals mispredicted at
     # min(r, 1 - r) per evaluation, and data-dependent loop exits (perfeq.symbolic.counts).
     CostSpec("branch", "mispredicted branch", "ns", 1e-9, "seconds per mispredicted branch", (1e-10, 1e-7)),
+    # Floating-point operations that extend a loop-carried accumulation (s += x[i] * y[i]): each waits
+    # for the one before, so such a loop runs at the latency of the addition, which its loads and
+    # flops do not price.  A subset of flops (perfeq.instrument.opcount), not more operations.
+    CostSpec("chain", "chained flop", "ns", 1e-9, "seconds per chained floating-point operation (latency)",
+             (1e-11, 1e-7)),
 )
 
 # The optional fixed start-up term (e.g. MPI_Init): its count is 1 for every run.

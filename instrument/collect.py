@@ -243,6 +243,7 @@ class FunctionCollector:
         self.blocks: list[_Block] = []
         self.block: _Block | None = None
         self.loops: list[int] = []  # stack of enclosing loop ids
+        self.loop_scopes: list[Scope] = []  # the scope each enclosing loop stands in
         self.regions: list[int] = []  # stack of enclosing region ids
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.scope = Scope(unit.globals)
@@ -265,7 +266,7 @@ class FunctionCollector:
         return self.nvalues - 1
 
     def counter(self) -> OpCounter:
-        return OpCounter(self.scope, self.u.fields, self.u.typedefs)
+        return OpCounter(self.scope, self.u.fields, self.u.typedefs, self.loop_scopes[-1] if self.loop_scopes else None)
 
     @property
     def loop(self) -> int | None:
@@ -653,6 +654,7 @@ class FunctionCollector:
         self.u.insert(src.tokens[end].end, " }", depth, closing=True)
         # body
         self.loops.append(loop_id)
+        self.loop_scopes.append(self.scope)
         if region_id is not None:
             self.regions.append(region_id)
         self.parallel += 1 if (worksharing or region_id is not None) else 0
@@ -677,6 +679,7 @@ class FunctionCollector:
         if region_id is not None:
             self.regions.pop()
         self.loops.pop()
+        self.loop_scopes.pop()
         self.block = saved_block
         self.u.unit.loops[loop_id] = (
             d.LoopDescriptor(

@@ -3,7 +3,11 @@
 The operation count of a run is the sum over basic blocks of (executions x operations of the
 block).  Operations are split by kind: floating-point arithmetic, integer arithmetic, comparisons
 and logic, loads and stores of array elements and pointer dereferences, and calls.  Assignments to
-scalar variables are register moves and are not counted.  Both operands of ``&&``, ``||`` and
+scalar variables are register moves and are not counted.  ``chain`` marks, among the floating-point
+operations, those of a loop-carried accumulation (``s += x[i] * y[i]`` with ``s`` a scalar declared
+outside the loop): each must wait for the previous one, so a loop of them runs at the latency of
+the addition, not at the rate loads and arithmetic are issued.  They are counted in ``flops`` too and
+not again in ``total``.  Both operands of ``&&``, ``||`` and
 ``?:`` are counted as if evaluated (the static count is an upper bound there).
 """
 
@@ -13,7 +17,8 @@ from dataclasses import dataclass, fields
 
 from pycparser import c_ast
 
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
+_ACCUMULATE = {"+=", "-=", "*=", "/="}
 _FLOAT_NAMES = {"float", "double", "_Complex"}
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
 _COMPARE = {"<", ">", "<=", ">=", "==", "!=", "&&", "||"}
@@ -27,13 +32,14 @@ class OpCount:
     loads: int = 0
     stores: int = 0
     calls: int = 0
+    chain: int = 0  # of the flops, those that extend a loop-carried accumulation (not in total)
 
     def __add__(self, other: OpCount) -> OpCount:
         return OpCount(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     @property
     def total(self) -> int:
-        return sum(getattr(self, f.name) for f in fields(self))
+        return sum(getattr(self, f.name) for f in fields(self) if f.name != "chain")
 
     def to_dict(self) -> dict[str, int]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -93,6 +99,20 @@ class Scope:
         self.parent = parent
         self.names: dict[str, CType] = {}
 
+    def owner(self, name: str) -> Scope | None:
+        """The scope that declares ``name`` (this one or an enclosing one), or None."""
+        scope: Scope | None = self
+        while scope is not None and name not in scope.names:
+            scope = scope.parent
+        return scope
+
+    def encloses(self, other: Scope) -> bool:
+        """This scope is ``other`` or one of its enclosing scopes."""
+        scope: Scope | None = other
+        while scope is not None and scope is not self:
+            scope = scope.parent
+        return scope is self
+
     def lookup(self, name: str) -> CType | None:
         scope: Scope | None = self
         while scope is not None:
@@ -105,10 +125,12 @@ class Scope:
 class OpCounter:
     """Counts the operations of one expression tree, not descending into statements."""
 
-    def __init__(self, scope: Scope, fields_: dict[str, CType], typedefs: dict[str, CType]):
+    def __init__(self, scope: Scope, fields_: dict[str, CType], typedefs: dict[str, CType],
+                 loop_scope: Scope | None = None):
         self.scope = scope
         self.fields = fields_
         self.typedefs = typedefs
+        self.loop_scope = loop_scope  # where the innermost enclosing loop stands (None: in no loop)
 
     def count(self, node: c_ast.Node | None) -> OpCount:
         if node is None:
@@ -187,7 +209,28 @@ class OpCounter:
             ops = ops + _arith(DOUBLE if (left.floating or right.floating) else left)
             if _is_memory(node.lvalue):
                 ops = ops + OpCount(loads=1)
+        if self._accumulates(node, left):
+            ops = ops + OpCount(chain=1)
         return ops, left
+
+    def _accumulates(self, node: c_ast.Assignment, left: CType) -> bool:
+        """``s += e``, ``s = s + e`` (``-``, ``*``, ``/``; ``e + s``, ``e * s``) on a floating scalar
+        declared outside the innermost enclosing loop: one link of a loop-carried chain.  (A scalar
+        the body sets afresh before accumulating, ``t = a; t += b;``, is counted too.)"""
+        if self.loop_scope is None or not isinstance(node.lvalue, c_ast.ID):
+            return False
+        if not left.floating or left.depth:
+            return False
+        name = node.lvalue.name
+        if node.op not in _ACCUMULATE:
+            rvalue = node.rvalue
+            if node.op != "=" or not isinstance(rvalue, c_ast.BinaryOp) or rvalue.op not in ("+", "-", "*", "/"):
+                return False
+            operands = (rvalue.left, rvalue.right) if rvalue.op in ("+", "*") else (rvalue.left,)
+            if not any(isinstance(o, c_ast.ID) and o.name == name for o in operands):
+                return False
+        owner = self.scope.owner(name)
+        return owner is not None and owner.encloses(self.loop_scope)
 
     def _lvalue(self, node: c_ast.Node) -> tuple[OpCount, CType]:
         """Operations to compute the address of an lvalue, and its type (no load counted)."""

@@ -88,10 +88,11 @@ def run_tour(args: argparse.Namespace) -> int:
     runs = read_runs(runs_path)
     _say("fit", "t = chi * beta + e by weighted least squares (statsmodels)")
     profile = None
-    # best held-out accuracy first (benchmarks/prediction_accuracy.py): memory operations and
-    # mispredicted branches, with the message costs when the runs pin them down; then simpler sets
-    # until no cost comes out negative
-    for costs in (("loads", "stores", "branch", "startup", "bytes"), ("loads", "stores", "branch", "bytes"),
+    # best held-out accuracy first (benchmarks/prediction_accuracy.py): memory operations,
+    # mispredicted branches and chained flops, with the message costs when the runs pin them down;
+    # then simpler sets until no cost comes out negative
+    for costs in (("loads", "stores", "branch", "chain", "startup", "bytes"),
+                  ("loads", "stores", "branch", "chain", "bytes"), ("loads", "stores", "branch", "chain"),
                   ("loads", "stores", "branch"), ("ops", "branch", "bytes"), ("ops", "branch"), ("ops", "bytes"),
                   ("ops",)):
         try:

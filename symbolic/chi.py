@@ -9,7 +9,8 @@ expressions), so the two can be compared key by key:
 * ``startup``: messages this rank sends (a collective counts as the messages its algorithm sends
   from this rank, see perfeq.runtime.mpi_spec); ``critical``: messages on the critical path;
 * ``bytes``: bytes this rank sends;
-* finer keys ``flops``, ``iops``, ``cmp``, ``loads``, ``stores``, ``calls``.
+* finer keys ``flops``, ``iops``, ``cmp``, ``loads``, ``stores``, ``calls``, and ``chain`` (those
+  of the flops that extend a loop-carried accumulation; not more operations).
 
 Loop headers count their initialisation once per entry, their condition once per test (iterations
 plus entries) and their increment once per iteration.
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls")
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
 CHI_KEYS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
 
 

@@ -133,7 +133,7 @@ def test_counts_are_nonnegative_integers_and_monotone(kernels, n, steps, procs):
 
 
 # ---- the bundled examples ------------------------------------------------------------------------
-EXACT = ["matmul", "shallow", "ocean", "cg"]
+EXACT = ["matmul", "shallow", "ocean", "cg", "gram"]
 # sharks is irregular: its branch and call ratios follow the fish and shark population (the paper's
 # constant-true-ratio assumption), and its helpers leave early from data-dependent branches
 # samplesort's partition sizes are data received by MPI (fitted values, relaxed merge-sort sums)
@@ -176,6 +176,7 @@ def test_example_counts_at_8x_size(example_runs, name):
         rel = DATA_BYTES_TOLERANCE.get(name, 1e-12) if key == "bytes" else 1e-12
         assert predicted[key] == pytest.approx(measured[key], rel=rel, abs=1e-9), key
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=tolerance), "ops"
+    assert predicted["chain"] == pytest.approx(measured["chain"], rel=tolerance), "chain"
     if name in EXACT:
         assert not [f for f in model.fallbacks if " loop " in f]
 
@@ -438,3 +439,25 @@ def test_branch_predictability_from_the_run(tmp_path):
         (index,) = [i for i, item in enumerate(model.items) if item.line == line and item.kind == "loop"]
         per_entry[name] = model.per_rank("branch", {"n": n}, procs, index=index).sum() / evaluations
     assert per_entry["steady"] < 0.05 and 0.6 < per_entry["random"] < 1.5, per_entry
+
+
+def test_chained_flops_of_loop_carried_accumulations(tmp_path):
+    """Floating-point accumulations into a scalar declared outside the loop are counted as chained
+    flops (they run at the latency of the addition); a scalar the body sets afresh, an integer, an
+    array element or a pointer target are not.  The model of one small run gives the exact count at
+    8x the size on 2 processes, and the instrumented program prints what the plain one does."""
+    source = HERE / "c" / "symbolic" / "chains.c"
+    run = instrumented_program(source, tmp_path)
+    model = build_model([run(2, "small.trace", 64, 2)])
+    n, reps, procs = 512, 3, 2
+    # per rank and repetition: dot n, four forms n each, rows n + n / 8, and main's 3 additions
+    total = model.per_rank("chain", {"n": n, "reps": reps}, procs)
+    assert list(total) == [reps * (6 * n + n // 8 + 3)] * procs, total
+    plain = tmp_path / "plain"
+    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
+    outputs = []
+    for binary in (plain, tmp_path / "chains"):
+        result = subprocess.run([*find_mpi().launcher(2), str(binary), "40", "2"], env=mpi_env(),
+                                capture_output=True, text=True, check=True)
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].strip()
