@@ -25,7 +25,7 @@ from perfeq.errors import UsageError
 from perfeq.pipeline import Example, build_instrumented, build_plain, launch_command, run_small, time_run
 
 from .costs import COSTS
-from .runs import Run, append_runs, parse_params, read_runs
+from .runs import Run, append_runs, check_appendable, parse_params, read_runs
 
 DEFAULT_LAUNCHER = "mpiexec -n {P} {cmd}"
 
@@ -114,6 +114,8 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     say = progress or (lambda text: print(text, file=sys.stderr))
     done = _done(output)
     builds = builds or {"": None}
+    # before anything is built or timed: the file must take rows with every cost column (run_counts)
+    check_appendable(output, COSTS, any(builds))
     points = [p for p in plan(examples, procs, reps, builds=tuple(builds), order=order, seed=seed)
               if p.key() not in done]
     if not points:

@@ -189,6 +189,9 @@ def run_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     profile = load_profile(args.machine)
     values, procs, threads = parse_assignments(args.assignments)
+    for cost in profile.names:
+        if cost != "const":
+            model.require(cost)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     counts = model.counts(values, procs, threads, hardware)
     slowest = counts["slowest"]

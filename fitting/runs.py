@@ -141,17 +141,7 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
     if not target.exists() or target.stat().st_size == 0:
         write_runs(target, runs)
         return
-    costs = _count_columns(runs)
-    existing = _header_of(target)
-    build = any(run.build for run in runs)
-    # runs without a build go into a file with a build column (empty field), not the other way round
-    columns = _columns(costs, build=build or existing == _columns(costs, build=True))
-    if existing != columns:
-        raise FitError(
-            f"columns are {','.join(existing)}; the new runs have {','.join(columns)}; "
-            "write them to a new file",
-            location=str(target),
-        )
+    columns = check_appendable(target, _count_columns(runs), any(run.build for run in runs))
     text = _format_rows(columns, runs, header=False)
     with open(target, "r+", encoding="utf-8", newline="") as handle:
         handle.seek(0, os.SEEK_END)
@@ -162,6 +152,26 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def check_appendable(path: str | os.PathLike[str], costs: Iterable[str], build: bool) -> tuple[str, ...]:
+    """The columns rows with these count columns (and a build or not) go out with when appended to
+    the runs CSV ``path``; FitError when its header has other columns (e.g. a file written before a
+    count column existed).  A missing or empty file takes any."""
+    target = Path(path)
+    costs = tuple(costs)
+    if not target.exists() or target.stat().st_size == 0:
+        return _columns(costs, build=build)
+    existing = _header_of(target)
+    # runs without a build go into a file with a build column (empty field), not the other way round
+    columns = _columns(costs, build=build or existing == _columns(costs, build=True))
+    if existing != columns:
+        raise FitError(
+            f"columns are {','.join(existing)}; the new runs have {','.join(columns)}; "
+            "write them to a new file",
+            location=str(target),
+        )
+    return columns
 
 
 def _columns(costs: Iterable[str], build: bool = False) -> tuple[str, ...]:

@@ -552,16 +552,28 @@ class FunctionCollector:
                         "(written by a macro?); it is not instrumented")
             self.simple_fallback(node)
             return None
+        saved = (self.scope, len(self.loops), len(self.loop_scopes), len(self.regions), self.parallel,
+                 self._slab_active)
         try:
             return self._loop(node, kind, start, depth, pragmas)
         except SourceError as exc:
             self.u.warn(node.coord.line, node.coord.column, f"loop not instrumented: {exc}")
             return None
+        finally:  # the loop's own scope ends here, also when its body could not be instrumented
+            self.scope, loops, loop_scopes, regions, self.parallel, self._slab_active = saved
+            del self.loops[loops:], self.loop_scopes[loop_scopes:], self.regions[regions:]
 
     def _loop(self, node, kind: str, start: int, depth: int, pragmas: list) -> int:
         src = self.src
         end = src.statement_end(start)
-        counter = self.counter()
+        # the loop's own scope: a for's declarations are visible in its header and body only, and
+        # an accumulation in its condition or step (s += h) is carried from one iteration to the next
+        self.scope = Scope(self.scope)
+        if kind == "for" and isinstance(node.init, c_ast.DeclList):
+            for decl in node.init.decls:
+                self.scope.names[decl.name] = type_of_decl(decl.type, self.u.typedefs)
+        counter = self.counter()  # the initialization runs once per entry: in the enclosing loop
+        per_test = OpCounter(self.scope, self.u.fields, self.u.typedefs, self.scope)
         omp = [p for p in pragmas if OMP_LOOP.match(p.string)]
         worksharing = bool(omp)
         collapse = 1
@@ -577,7 +589,7 @@ class FunctionCollector:
             init_text, cond_text, step_text = src.text_of(i0, i1), src.text_of(c0, c1), src.text_of(s0, s1)
             body_first = close + 1
             ops_init = counter.count(node.init)
-            ops_step = counter.count(node.next)
+            ops_step = per_test.count(node.next)
         elif kind == "while":
             open_ = src.expect(start + 1, "(")
             close = src.match_bracket(open_)
@@ -592,10 +604,7 @@ class FunctionCollector:
             close = src.match_bracket(open_)
             init_text, cond_text, step_text = None, src.text_of(open_ + 1, close - 1), None
             ops_init = ops_step = ZERO
-        ops_cond = counter.count(node.cond)
-        if kind == "for" and isinstance(node.init, c_ast.DeclList):
-            for decl in node.init.decls:
-                self.scope.names[decl.name] = type_of_decl(decl.type, self.u.typedefs)
+        ops_cond = per_test.count(node.cond)
         var, init_value, op, bound, stride, depends = self.loop_form(node, kind, init_text, step_text)
         flags = []
         if var and _assigns(node.stmt, var):

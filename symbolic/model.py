@@ -28,7 +28,7 @@ from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 FORMAT = "perfeq-model"
-VERSION = 1
+VERSION = 2  # 2: items carry "chain" (chained flops); version 1 files are read without it
 COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS, "branch")
 
 
@@ -56,7 +56,15 @@ class CostModel:
     fallbacks: list[str]
     traces: list[str]
     runs: list[dict] = field(default_factory=list)  # parameter values, P and T of each trace
+    # counts a model file written by an older perfeq does not carry (version 1: "chain")
+    missing: tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, repr=False)
+
+    def require(self, key: str) -> None:
+        """ModelError when this model was written before perfeq counted ``key``."""
+        if key in self.missing:
+            raise ModelError(f"{self.program}: the model was written by an older perfeq that did not count "
+                             f"'{key}'; rebuild it from its traces (perfeq model TRACE ...) to use that cost")
 
     # ---- symbols ------------------------------------------------------------------------------
     @property
@@ -98,6 +106,7 @@ class CostModel:
                  index: int | None = None, ranks: np.ndarray | None = None) -> np.ndarray:
         """Value of one chi key for each rank (all ranks, or the given ones)."""
         self.check_values({**values, "P": procs})
+        self.require(key)
         ranks = np.arange(procs) if ranks is None else ranks
         args = [float(values[name]) for name in self.parameters] + [procs, threads, ranks]
         result = self._function(key, index)(*args)
@@ -108,6 +117,8 @@ class CostModel:
         """Predicted counts: per rank, their total and the slowest rank's, for every chi key."""
         out: dict[str, Any] = {"per_rank": {}, "total": {}, "slowest": {}}
         for key in COUNT_KEYS:
+            if key in self.missing:  # not there: a profile that prices it refuses (FitError)
+                continue
             values_by_rank = self.per_rank(key, values, procs, threads)
             out["per_rank"][key] = values_by_rank.tolist()
             out["total"][key] = float(values_by_rank.sum())
@@ -127,6 +138,7 @@ class CostModel:
         block distributions put their extra rows and roots live); :meth:`counts` looks at all.
         """
         self.check_values({**fixed, parameter: 1.0})
+        self.require(key)
         sizes = np.asarray(sizes, dtype=float)[None, :, None]
         p = np.asarray(procs, dtype=float)[:, None, None]
         ranks = np.stack([np.zeros_like(p), np.minimum(1, p - 1), np.floor(p / 2), np.maximum(p - 2, 0), p - 1],
@@ -184,8 +196,9 @@ def load_model(path: str | Path) -> CostModel:
         raise ModelError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     if data.get("format") != FORMAT:
         raise ModelError(f"{path}: not a perfeq model (format {data.get('format')!r})")
-    if data.get("version") != VERSION:
-        raise ModelError(f"{path}: perfeq model version {data.get('version')} is not supported (this perfeq reads {VERSION})")
+    if data.get("version") not in (1, VERSION):
+        raise ModelError(f"{path}: perfeq model version {data.get('version')} is not supported (this perfeq reads 1 "
+                         f"and {VERSION})")
     namespace = _namespace()
 
     def expr(entry: dict) -> sp.Expr:
@@ -201,7 +214,7 @@ def load_model(path: str | Path) -> CostModel:
                        {k: expr(v) for k, v in i["counts"].items()}) for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
-                     data.get("traces", []), data.get("runs", []))
+                     data.get("traces", []), data.get("runs", []), missing=("chain",) if data["version"] == 1 else ())
 
 
 def _namespace() -> dict[str, Any]:

@@ -95,6 +95,25 @@ def test_a_campaign_times_the_points_in_the_planned_order(apps, tmp_path):
     assert [_key(run) for run in resumed] == [_key(run) for run in runs]
 
 
+def test_resuming_a_file_without_a_newer_count_column_is_refused_before_any_work(apps, tmp_path, capsys):
+    """A runs CSV written before the 'chain' column existed cannot take new rows: refused in one
+    line naming the file, before any program is built or timed, and the file is left as it was."""
+    runs_path, workdir = tmp_path / "old.csv", tmp_path / "work"
+    args = ["calibrate", "--apps", str(apps), "--reps", "1", "--procs", "1", "--workdir", str(workdir),
+            "-o", str(runs_path)]
+    assert main(args) == 0
+    header, *rows = [line.split(",") for line in runs_path.read_text().splitlines()[1:]]
+    drop = header.index("chain")
+    old = "# perfeq-runs 1\n" + "".join(",".join(f[:drop] + f[drop + 1:]) + "\n" for f in [header, *rows[:1]])
+    runs_path.write_text(old)
+    shutil.rmtree(workdir)
+    capsys.readouterr()
+    assert main(args) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(runs_path) in err and "write them to a new file" in err, err
+    assert runs_path.read_text() == old and not workdir.exists()
+
+
 def test_a_slurm_script_runs_without_slurm_and_its_times_import(apps, tmp_path, capsys):
     script, runs_path = tmp_path / "calibrate.sh", tmp_path / "runs.csv"
     mpiexec = find_mpi().mpiexec

@@ -111,7 +111,7 @@ def test_model_file_round_trips(kernels, tmp_path):
     path = tmp_path / "kernels.model.json"
     model.save(path)
     data = json.loads(path.read_text())
-    assert data["format"] == "perfeq-model" and data["version"] == 1
+    assert data["format"] == "perfeq-model" and data["version"] == 2
     again = load_model(path)
     for key in KEYS:
         assert again.counts({"n": 300, "steps": 7}, 5)["total"][key] == pytest.approx(
@@ -444,15 +444,16 @@ def test_branch_predictability_from_the_run(tmp_path):
 def test_chained_flops_of_loop_carried_accumulations(tmp_path):
     """Floating-point accumulations into a scalar declared outside the loop are counted as chained
     flops (they run at the latency of the addition); a scalar the body sets afresh, an integer, an
-    array element or a pointer target are not.  The model of one small run gives the exact count at
+    array element or a pointer target are not; in a loop's condition or step, carried by that loop.  The model of one small run gives the exact count at
     8x the size on 2 processes, and the instrumented program prints what the plain one does."""
     source = HERE / "c" / "symbolic" / "chains.c"
     run = instrumented_program(source, tmp_path)
     model = build_model([run(2, "small.trace", 64, 2)])
     n, reps, procs = 512, 3, 2
-    # per rank and repetition: dot n, four forms n each, rows n + n / 8, and main's 3 additions
+    # per rank and repetition: dot n, four forms n each, rows n + n / 8, headers 6 n (n and 2 n in
+    # loop steps), and main's 4 additions
     total = model.per_rank("chain", {"n": n, "reps": reps}, procs)
-    assert list(total) == [reps * (6 * n + n // 8 + 3)] * procs, total
+    assert list(total) == [reps * (12 * n + n // 8 + 4)] * procs, total
     plain = tmp_path / "plain"
     subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
     outputs = []
@@ -461,3 +462,31 @@ def test_chained_flops_of_loop_carried_accumulations(tmp_path):
                                 capture_output=True, text=True, check=True)
         outputs.append(result.stdout)
     assert outputs[0] == outputs[1] and outputs[0].strip()
+
+
+def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
+    """A version-1 model file (no chained flops) still predicts with costs it has counts for; with a
+    profile that prices 'chain' it is refused in one line that says to rebuild it, not priced at 0."""
+    model, _ = kernels
+    data = model.to_dict()
+    assert data["version"] == 2 and any("chain" in item["counts"] for item in data["items"])
+    data["version"] = 1
+    for item in data["items"]:
+        item["counts"].pop("chain", None)
+    old = tmp_path / "old.model.json"
+    old.write_text(json.dumps(data))
+    loads, chained = tmp_path / "loads.json", tmp_path / "chain.json"
+    assert main(["machine-profile", "--manual", "loads=1e-9", "const=0.01", "-o", str(loads)]) == 0
+    assert main(["machine-profile", "--manual", "loads=1e-9", "chain=2e-9", "-o", str(chained)]) == 0
+    capsys.readouterr()
+    values = ["n=4096", "steps=10", "P=4"]
+    assert main(["predict", str(old), "--machine", str(loads), *values, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["time_s"] > 0.01
+    assert main(["predict", str(old), "--machine", str(chained), *values]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "older perfeq" in err and "'chain'" in err and "Traceback" not in err
+    for command in (["breakdown", "--over", "n=1024,2048", "P=2,4"],
+                    ["sensitivity", "--wrt", "chain", "--over", "n=1024,2048", "P=2,4"]):
+        assert main([*command, "steps=10", "--machine", str(chained), "-o", str(tmp_path / "x.png"), str(old)]) != 0
+        err = capsys.readouterr().err.strip()
+        assert "older perfeq" in err and len(err.splitlines()) == 1, err

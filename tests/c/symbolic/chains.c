@@ -1,6 +1,7 @@
 /* Loop-carried accumulations (chained flops) and look-alikes that are not.  Each rank owns n values;
  * the lines marked "chain" extend a floating-point accumulation once per iteration, the lines marked
  * "free" do not (scalar set afresh in the body, integer, array element, pointer target).
+ * (C99: a declaration in a for header.)
  * argv: n [reps] */
 #include <mpi.h>
 #include <stdio.h>
@@ -49,6 +50,19 @@ static double rows(const double *x, int n)
     return sum;
 }
 
+/* Accumulations in loop headers; a header's declaration shadows the function's u in its loop only */
+static double headers(const double *x, int n)
+{
+    double u = 0.0, s = 0.0;
+    int i;
+    for (i = 0; i < n; i++, s += 0.5) {         /* chain in the step, n times */
+        for (double u = 0.0; u < 1.0; u += 0.5) /* chain in the step, 2 per entry */
+            s += x[i];                          /* chain, 2n */
+        u += x[i];                              /* chain, n: the function's u */
+    }
+    return u + s;
+}
+
 int main(int argc, char **argv)
 {
     int rank, n = argc > 1 ? atoi(argv[1]) : 64, reps = argc > 2 ? atoi(argv[2]) : 1, r, i;
@@ -68,6 +82,7 @@ int main(int argc, char **argv)
         total += dot(x, y, n);
         total += forms(x, z, n, &out, &count);
         total += rows(x, n);
+        total += headers(x, n);
     }
     MPI_Reduce(&total, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
