@@ -35,8 +35,8 @@ from perfeq.fitting.runs import read_runs
 from perfeq.fitting.validate import cross_validate
 
 DATA = Path(__file__).parent / "data"
-DEFAULT_COSTS = ("loads,stores,branch,chain", "loads,branch,chain", "loads,stores,branch", "loads,branch", "ops,branch",
-                 "ops,bytes", "l1,flops,loads,branch")
+DEFAULT_COSTS = ("loads,stores,branch,chain,shared", "loads,stores,branch,chain", "loads,stores,branch,shared",
+                 "loads,stores,branch", "loads,branch", "ops,branch", "ops,bytes")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ relative error, and the coverage of the 95 % prediction intervals, via perfeq va
 the between-application error in the intervals (perfeq's default for a program the fit never saw),
 then the same runs with the fit's own error only (--within-fit-intervals), for comparison.
 
-    python benchmarks/prediction_accuracy.py [--reps 3] [--costs loads,stores,branch,chain] [--seed 0] [--keep DIR]
+    python benchmarks/prediction_accuracy.py [--reps 3] [--costs loads,stores,branch,chain,shared] [--seed 0] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from perfeq.cli import main as perfeq
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--costs", default="loads,stores,branch,chain",
-                        help="costs to fit (default loads,stores,branch,chain: the best held-out error measured here)")
+    parser.add_argument("--costs", default="loads,stores,branch,chain,shared",
+                        help="costs to fit (default loads,stores,branch,chain,shared: the best held-out error measured here)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the calibration's shuffled run order")
     parser.add_argument("--keep", type=Path, help="keep runs.csv and the validation folder here")
     args = parser.parse_args(argv)

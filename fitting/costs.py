@@ -54,6 +54,11 @@ COST_SPECS: tuple[CostSpec, ...] = (
     # flops do not price.  A subset of flops (perfeq.instrument.opcount), not more operations.
     CostSpec("chain", "chained flop", "ns", 1e-9, "seconds per chained floating-point operation (latency)",
              (1e-11, 1e-7)),
+    # Loads made while other processes or threads of the program run on the node (loads when
+    # P T > 1, else 0: perfeq.symbolic.model.NODE_SHARED): what a load costs beyond ``loads`` when the
+    # node's shared cache and memory serve more than one core.  Not a count of its own events.
+    CostSpec("shared", "load on a shared node", "ns", 1e-9, "seconds added per load while the node is shared",
+             (1e-12, 1e-7)),
 )
 
 # The optional fixed start-up term (e.g. MPI_Init): its count is 1 for every run.

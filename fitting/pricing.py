@@ -246,7 +246,7 @@ class TimeEquation:
                 self.betas[key]
                 * float(self.model.per_rank(key, values, procs, self.threads, index, ranks)[0])
                 for key in self.priced
-                if key in item.counts and key not in MISS_COSTS
+                if key in self.model.item_keys(item) and key not in MISS_COSTS
             )
             label = f"{item.label} [{item.context}]"
             out[label] = out.get(label, 0.0) + seconds

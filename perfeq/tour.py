@@ -89,10 +89,10 @@ def run_tour(args: argparse.Namespace) -> int:
     _say("fit", "t = chi * beta + e by weighted least squares (statsmodels)")
     profile = None
     # best held-out accuracy first (benchmarks/prediction_accuracy.py): memory operations,
-    # mispredicted branches and chained flops, with the message costs when the runs pin them down;
-    # then simpler sets until no cost comes out negative
-    for costs in (("loads", "stores", "branch", "chain", "startup", "bytes"),
-                  ("loads", "stores", "branch", "chain", "bytes"), ("loads", "stores", "branch", "chain"),
+    # mispredicted branches, chained flops and loads on a shared node, with the message costs when
+    # the runs pin them down; then simpler sets until no cost comes out negative
+    best = ("loads", "stores", "branch", "chain", "shared")
+    for costs in ((*best, "startup", "bytes"), (*best, "bytes"), best, ("loads", "stores", "branch", "chain"),
                   ("loads", "stores", "branch"), ("ops", "branch", "bytes"), ("ops", "branch"), ("ops", "bytes"),
                   ("ops",)):
         try:

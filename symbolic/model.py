@@ -29,7 +29,11 @@ from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 FORMAT = "perfeq-model"
 VERSION = 2  # 2: items carry "chain" (chained flops); version 1 files are read without it
-COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS, "branch")
+COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS, "branch", "shared")
+# Loads made while other processes or threads of the program run on the node (1 when P T > 1, else
+# 0; P and T are whole): they contend for the shared cache and memory, and cost more.  Derived from
+# "loads", not stored in the file.
+NODE_SHARED = sp.Min(P * T - 1, 1)
 
 
 @dataclass
@@ -81,13 +85,27 @@ class CostModel:
         for item in self.items:
             for key, expr in item.counts.items():
                 out[key] = out.get(key, 0) + expr
+        if "loads" in out:
+            out["shared"] = out["loads"] * NODE_SHARED
         return out
+
+    @staticmethod
+    def item_keys(item: ModelItem) -> list[str]:
+        """The count keys of one item, the derived ``shared`` included where it has loads."""
+        return [*item.counts, "shared"] if "loads" in item.counts else list(item.counts)
+
+    def item_expression(self, key: str, index: int) -> sp.Expr:
+        """One item's count ``key`` (0 when it has none), the derived ``shared`` included."""
+        counts = self.items[index].counts
+        if key == "shared":
+            return counts["loads"] * NODE_SHARED if "loads" in counts else sp.Integer(0)
+        return counts.get(key, sp.Integer(0))
 
     # ---- evaluation ---------------------------------------------------------------------------
     def _function(self, key: str, index: int | None):
         cache_key = (key, index)
         if cache_key not in self._compiled:
-            expr = self.totals().get(key, sp.Integer(0)) if index is None else self.items[index].counts.get(key, 0)
+            expr = self.totals().get(key, sp.Integer(0)) if index is None else self.item_expression(key, index)
             self._compiled[cache_key] = sp.lambdify(self.arguments, expr, modules="numpy")
         return self._compiled[cache_key]
 
@@ -154,7 +172,7 @@ class CostModel:
         rows = []
         for index, item in enumerate(self.items):
             rows.append({key: float(self.per_rank(key, values, procs, threads, index, ranks)[0])
-                         for key in item.counts})
+                         for key in self.item_keys(item)})
         return rows
 
     # ---- file ---------------------------------------------------------------------------------

@@ -403,3 +403,17 @@ def test_sensitivity_to_every_operation_kind_cost(model, machine, cost):
     assert grid.derivative.shape == (2, 2) and (grid.derivative >= 0).all()
     if cost == "chain":  # two dot products per iteration over n^2 points: at least 2 n^2 iters / P
         assert grid.derivative[0, 1] >= 2 * 128**2 * 20 and grid.derivative[1, 1] >= 128**2 * 20
+
+
+def test_blocks_add_up_with_shared_and_chain_priced(model, machine):
+    """The per-block split prices the derived 'shared' and 'chain' too: the blocks add up to the time."""
+    profile = manual_profile({"loads": 3e-10, "chain": 6e-10, "shared": 1e-10, "const": 0.05})
+    equation = TimeEquation(model, profile, machine)
+    values = {"n": 256, "iters": 20}
+    for procs in (1, 2, 4):
+        blocks = equation.block_seconds(values, procs)
+        counts = model.counts(values, procs, 1, machine)["slowest"]
+        total = 3e-10 * counts["loads"] + 6e-10 * counts["chain"] + 1e-10 * counts["shared"] + 0.05
+        assert counts["chain"] > 0 and (counts["shared"] > 0) == (procs > 1)
+        assert sum(blocks.values()) == pytest.approx(total, rel=1e-9)
+        assert equation.time(values, procs) == pytest.approx(total, rel=1e-9)

@@ -490,3 +490,19 @@ def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
         assert main([*command, "steps=10", "--machine", str(chained), "-o", str(tmp_path / "x.png"), str(old)]) != 0
         err = capsys.readouterr().err.strip()
         assert "older perfeq" in err and len(err.splitlines()) == 1, err
+
+
+def test_loads_on_a_shared_node(kernels):
+    """'shared' is the rank's loads when the program runs more than one process or thread, else 0,
+    for the whole model, per item (breakdowns) and on the plotting grid."""
+    model, _ = kernels
+    values = {"n": 96, "steps": 3}
+    for procs, threads, shared in ((1, 1, False), (2, 1, True), (1, 2, True), (4, 3, True)):
+        counts = model.counts(values, procs, threads)
+        loads = np.array(counts["per_rank"]["loads"])
+        assert loads.sum() > 0
+        assert np.array_equal(np.array(counts["per_rank"]["shared"]), loads if shared else 0 * loads)
+        rows = model.item_counts(values, procs, threads, counts["slowest_rank"])
+        assert sum(row.get("shared", 0) for row in rows) == pytest.approx(counts["slowest"]["shared"])
+    grid = model.grid("shared", "n", [96, 192], [1, 2], {"steps": 3})
+    assert (grid[0] == 0).all() and (grid[1] == model.grid("loads", "n", [96, 192], [2], {"steps": 3})[0]).all()
