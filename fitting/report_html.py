@@ -154,15 +154,15 @@ def write_report(
 # ---- sections ---------------------------------------------------------------------------------------
 def _equations(model: CostModel, equation: TimeEquation) -> dict:
     shown = [key for key in equation.chi if key in MAIN_COSTS or key in equation.priced]
-    keys = [key for key in shown if key not in MISS_COSTS and any(key in item.counts for item in model.items)]
+    keys = [key for key in shown if key not in MISS_COSTS and any(key in model.item_keys(item) for item in model.items)]
     items = [
         {
             "label": item.label,
             "context": item.context,
             "kind": item.kind,
-            "counts": [str(item.counts.get(key, 0)) for key in keys],
+            "counts": [str(model.item_expression(key, index)) for key in keys],
         }
-        for item in model.items
+        for index, item in enumerate(model.items)
     ]
     totals = []
     for key in shown:

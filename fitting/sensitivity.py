@@ -211,7 +211,9 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
     equation = TimeEquation(model, profile, machine, grid.threads)
     symbol = P if name == "P" else size_symbol(name)
     derivative = sp.diff(equation.numeric, symbol)
-    closed = not derivative.has(sp.Derivative, sp.Subs)
+    # a step (Heaviside, from Min/Max such as the shared-node indicator) is no derivative to
+    # evaluate pointwise: numpy's heaviside(0) = 1/2 would add half a jump; finite differences
+    closed = not derivative.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta)
     function = sp.lambdify(model.arguments, derivative, modules="numpy") if closed else None
     shape = (len(grid.procs), len(grid.sizes))
     slope, time = np.zeros(shape), np.zeros(shape)
@@ -347,7 +349,7 @@ def sensitivity_figure(grid: SensitivityGrid, title: str) -> Figure:
         _lines(axes[1], grid, 100 * grid.elasticity)
         unit = cost_spec(grid.wrt).event if grid.kind == "cost" else grid.wrt
         axes[1].set_ylabel(
-            f"share of predicted time spent on {unit}s (%)"
+            f"share of predicted time spent on {grid.wrt} ({unit}) (%)"
             if grid.kind == "cost"
             else f"elasticity d ln t / d ln {grid.wrt} (%)"
         )

@@ -417,3 +417,39 @@ def test_blocks_add_up_with_shared_and_chain_priced(model, machine):
         assert counts["chain"] > 0 and (counts["shared"] > 0) == (procs > 1)
         assert sum(blocks.values()) == pytest.approx(total, rel=1e-9)
         assert equation.time(values, procs) == pytest.approx(total, rel=1e-9)
+
+
+def test_sensitivity_to_P_across_the_shared_node_step(machine):
+    """d t / d P of a model closed-form in P: the shared-node indicator's step is not evaluated as a
+    derivative (numpy's heaviside(0) = 1/2 added half a jump at P T = 2); with T = 2 the indicator
+    is 1 for every P, so t = (beta_loads + beta_shared) 1000 n / P exactly."""
+    from perfeq.symbolic.model import CostModel, ModelItem
+    from perfeq.symbolic.symbols import P as P_
+    from perfeq.symbolic.symbols import size_symbol
+
+    n = size_symbol("n")
+    loads = 1000 * n / P_
+    item = ModelItem("block", "x.c", 1, 1, "main", "main",
+                     {"ops": 2 * loads, "ops_total": 2 * loads, "loads": loads, "stores": sp.Integer(0)})
+    fake = CostModel("x.c", {"n": {"variable": "n", "value": 10}}, [item], [], [], [])
+    profile = manual_profile({"loads": 1e-9, "shared": 1e-9, "const": 0.0})
+    grid = sensitivity(fake, "P", "n", [1000.0], [1, 2, 3, 4], {}, profile, machine, threads=2)
+    exact = -2e-9 * 1000 * 1000 / np.array([1, 2, 3, 4]) ** 2
+    # finite differences (forward at P = 1) on a 1/P curve: within the difference's own error
+    assert grid.method == "finite differences"
+    assert grid.derivative[0, 0] < 0 and np.allclose(grid.derivative[2:, 0], exact[2:], rtol=0.3)
+    assert grid.derivative[0, 0] == pytest.approx(2e-3 * (1 / 2 - 1), rel=1e-9)  # forward step P = 1 -> 2
+    # T = 1: the step from P = 1 (node alone) to P = 2 (shared) is in the difference, not half of it
+    one = sensitivity(fake, "P", "n", [1000.0], [1, 2, 3], {}, profile, machine, threads=1)
+    t = {p: (1e-9 + (1e-9 if p > 1 else 0.0)) * 1e6 / p for p in (1, 2, 3)}
+    assert one.derivative[1, 0] == pytest.approx((t[3] - t[1]) / 2, rel=1e-9)
+
+
+def test_report_per_item_table_has_the_derived_shared_column(model, machine):
+    """The per-item equations table shows every priced cost's count, the derived 'shared' included
+    (it is not stored in the items: loads x Min(P T - 1, 1))."""
+    profile = manual_profile({"loads": 3e-10, "chain": 6e-10, "shared": 1e-10, "const": 0.05})
+    page = build_report(model, profile, machine, grid=Grid("n", (100.0, 1000.0), (1, 2), {"iters": 5.0}))
+    header = re.search(r"<tr><th>item</th><th>context</th>(.*?)</tr>", page).group(1)
+    assert "chi_loads" in header and "chi_chain" in header and "chi_shared" in header
+    assert "Min(1, P*T - 1)" in page
