@@ -28,6 +28,8 @@ ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtol
 OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
 OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
 OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+# a sections construct's block may hold nothing but its sections: no code between them
+OMP_SECTIONS = re.compile(r"^\s*omp\s+(parallel\s+)?sections\b")
 # counter slots of PERFEQ_BRANCH: mispredictions, local history, a 2-bit counter per history
 # (PERFEQ_BRANCH_SLOTS in runtime/perfeq_rt.h, with PERFEQ_BRANCH_HISTORY = 4)
 BRANCH_SLOTS = 2 + (1 << 4)
@@ -392,6 +394,16 @@ class FunctionCollector:
                 self.block = None
                 self._after = (end, node.coord.line, before.id if before else None)
             return
+        sections = [p for p in pragmas if OMP_SECTIONS.match(p.string)]
+        if sections and isinstance(node, c_ast.Compound):  # omp sections inside a parallel region
+            self._ensure_block()
+            before = self.block
+            open_ = self.u.tok(node, "{")
+            if open_ is not None:
+                end = self.sections_body(open_, node, depth, before.id if before else None)
+                self.block = None
+                self._after = (self.src.tokens[end].end, node.coord.line, before.id if before else None)
+                return
         handler = getattr(self, "stmt_" + type(node).__name__, None)
         if handler is not None:
             if not isinstance(node, (c_ast.Label, c_ast.Pragma)):
@@ -1108,7 +1120,12 @@ class FunctionCollector:
         self.regions.append(region_id)
         self.parallel += 1
         saved_slab = self._slab_active
-        if isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
+        if (OMP_SECTIONS.match(pragma.string) and isinstance(node, c_ast.Compound)
+                and self.src.tokens[start].text == "{"):
+            # no room for the thread's slab before the first section: counters go through the runtime
+            self._declare_slab = False
+            self.sections_body(start, node, depth, anchor)
+        elif isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
             self._declare_slab = not saved_slab
             self.sub_statement(start, node, "region", depth, anchor)
         else:  # a single statement (a loop, an if, ...): braced as the region's block, on every thread
@@ -1118,6 +1135,22 @@ class FunctionCollector:
         self.parallel -= 1
         self.regions.pop()
         return self.src.tokens[end].end
+
+    def sections_body(self, open_: int, node: c_ast.Compound, depth: int, anchor: int | None) -> int:
+        """The block of ``omp sections``: each section is a body of its own (counted inside it),
+        and nothing is inserted between the sections or before the first.  Its closing token."""
+        end = self.src.match_bracket(open_)
+        saved = self.scope
+        self.scope = Scope(saved)
+        previous = open_
+        for item in node.block_items or []:
+            if isinstance(item, c_ast.Pragma):  # #pragma omp section: stays before its statement
+                continue
+            first = self.src._skip_pp(previous + 1)
+            previous, _ = self.sub_statement(first, item, "section", depth + 1, anchor)
+        self.scope = saved
+        self.block = None
+        return end
 
     def region(self, pragma: c_ast.Pragma, loop: int | None) -> tuple[int, str]:
         region_id = len(self.u.unit.regions)

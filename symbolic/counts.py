@@ -665,6 +665,8 @@ class CountModel:
             return base * self._ratio_of(ctx, unit, block, negate=True)
         if kind == "region":
             return base * T
+        if kind == "section":  # once per entry of its sections construct, on one of the threads
+            return base / T if unit.blocks[anchor]["in_parallel"] else base
         if kind == "case":
             ranks = range(self.run.nranks)
             mine = sum(self.measured(ctx, unit, block_id, r) for r in ranks)

@@ -8,6 +8,7 @@ exit status stay those of the original.  Skipped until the runtime's builder is 
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -177,3 +178,30 @@ def test_loops_the_predictor_hook_leaves_alone(tmp_path: Path) -> None:
     assert (status, stdout) == original_output(original, []) == (0, "3 4950\n")
     assert "while (1)" in result.output.read_text()
     assert all(loop.predictor is None for loop in result.descriptors.loops)
+
+
+def test_openmp_sections(tmp_path: Path) -> None:
+    """``parallel sections`` and ``sections`` in a parallel region: no hook before the first section
+    or between sections (the instrumented program did not compile), each section is counted as a
+    body of its own, once per entry, and the program prints what the original does."""
+    flags = ["gcc", "-O1", "-fopenmp", "-std=c99", "-Wall", "-Wextra", "-Werror"]
+    result, binary, original = build_program("sections", flags, tmp_path, mpi=False)
+    for threads in ("1", "3"):
+        status, stdout, trace = traced([str(binary)], tmp_path / f"sections{threads}.trace", OMP_NUM_THREADS=threads)
+        assert (status, stdout) == original_output(original, [], OMP_NUM_THREADS=threads) == (0, "24 4950 60 57 1\n")
+        sections = [b for b in result.descriptors.blocks if b.kind == "section"]
+        assert len(sections) == 5
+        (main,) = contexts(trace, "main")
+        assert [main.counters.get(b.slot, 0) for b in sections] == [1] * 5
+    # the model of the 1-thread run gives the operations of the 3-thread run: sections once per
+    # entry, the parallel region's own blocks once per thread
+    from perfeq.symbolic.measured import measured_counts
+    from perfeq.symbolic.model import build_model
+    from perfeq.symbolic.observe import from_trace
+
+    model = build_model([tmp_path / "sections1.trace"])
+    measured = measured_counts(from_trace(tmp_path / "sections3.trace"))["total"]
+    assert model.counts({}, 1, 3)["total"]["ops_total"] == pytest.approx(measured["ops_total"], rel=1e-12)
+    text = result.output.read_text()
+    assert re.search(r"#pragma omp parallel sections private\(i\)\s*\{\s*\{\s*PERFEQ_BLOCK_MT", text)
+    assert re.search(r"#pragma omp sections\s*\{\s*#pragma omp section", text)
