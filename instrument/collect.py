@@ -642,6 +642,13 @@ class FunctionCollector:
                         "as measured (fit or constant)")
         loop_id = len(self.u.unit.loops)
         self.u.unit.loops.append(None)  # reserved: nested loops get the ids after this one
+        if not any(p.string.split()[:1] == ["omp"] for p in pragmas):  # (an omp loop's header stays canonical)
+            parts = (("init", node.init), ("cond", node.cond), ("step", node.next)) if kind == "for" else (
+                ("cond", node.cond),)
+            inlined = {part: self.header_calls(expr, loop_id, part) for part, expr in parts if expr is not None}
+            ops_init = ops_init + inlined.get("init", ZERO)
+            ops_cond = ops_cond + inlined.get("cond", ZERO)
+            ops_step = ops_step + inlined.get("step", ZERO)
         # entry counter and values, before the loop (before its pragmas)
         entry_slot = self.slot()
         values: dict[str, int] = {}
@@ -954,13 +961,27 @@ class FunctionCollector:
         args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
         return start, close, args
 
-    def user_call(self, call: c_ast.FuncCall, name: str) -> None:
+    def header_calls(self, expr: c_ast.Node, loop_id: int, part: str) -> OpCount:
+        """Calls of this file's functions in a loop's initialization, condition or step: announced
+        like a statement's, with where in the header they run (docs/descriptors.md ``header``).
+        Returns the operations of the straight-line (inlined) ones, which that part runs."""
+        inlined = ZERO
+        for call in _calls(expr):
+            name = call.name.name if isinstance(call.name, c_ast.ID) else None
+            if name in self.u.user_functions:
+                self.user_call(call, name, {"loop": loop_id, "part": part})
+                if name in self.u.inlined:
+                    inlined = inlined + self.u.inlined[name]
+        return inlined
+
+    def user_call(self, call: c_ast.FuncCall, name: str, header: dict | None = None) -> None:
         self.u._callgraph.setdefault(self.name, set()).add(name)
         extent = self.call_extent(call, name)
         site = len(self.u.unit.calls)
         args = extent[2] if extent is not None else [_generate(a) for a in (call.args.exprs if call.args else [])]
         if name in self.u.inlined:  # a straight-line function: its operations count in this block
-            self.add_ops(self.u.inlined[name])
+            if header is None:  # (in a loop header: in that part's operations, header_calls)
+                self.add_ops(self.u.inlined[name])
             extent = None
         elif extent is not None:
             start, close, args = extent
@@ -970,7 +991,7 @@ class FunctionCollector:
             args = [_generate(a) for a in (call.args.exprs if call.args else [])]
         self.u.unit.calls.append(
             d.CallDescriptor(site, self.index, name, call.coord.line, call.coord.column, args,
-                             self.block.id if self.block else None, self.loop, extent is not None)
+                             self.block.id if self.block else None, self.loop, extent is not None, header)
         )
 
     def mpi_call(self, call: c_ast.FuncCall, name: str) -> None:

@@ -121,6 +121,9 @@ class CallDescriptor:
     block: int | None
     loop: int | None
     instrumented: bool
+    # a call in a loop's header: {"loop": id, "part": "init" | "cond" | "step"}; ``block`` and
+    # ``loop`` are then where that loop stands.  None: a call in a statement.
+    header: dict | None = None
 
 
 @dataclass(frozen=True)

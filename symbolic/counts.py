@@ -800,7 +800,28 @@ class CountModel:
         if ctx.site is None or ctx.site < 0 or ctx.site >= len(punit.data["calls"]):
             raise Unresolved(f"'{callee['name']}' was called from an unknown call site")
         call = punit.data["calls"][ctx.site]
-        resolver = Resolver(punit, call["function"], call["loop"], call["line"], self.param_symbols)
+        header = call.get("header")
+        if header is None:
+            expr = self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"],
+                                 self._call_ratio(ctx, punit, call))
+        else:  # a call in a loop's header: once per entry (init, and the first test of a for or
+            # while condition) and once per iteration (the other tests, the step)
+            loop = punit.loops[header["loop"]]
+            part = header["part"]
+            expr = sp.Integer(0)
+            if part == "init" or (part == "cond" and loop["kind"] != "do"):
+                expr += self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"], 1)
+            if part in ("cond", "step"):
+                expr += self._at_site(ctx, callee, call, per_invocation, loop["body_block"], loop["id"], 1)
+        return self.invocations(parent, expr)
+
+    def _at_site(self, ctx: ContextObservation, callee: dict, call: dict, per_invocation: sp.Expr,
+                 block: int, loop_id: int | None, ratio) -> sp.Expr:
+        """``per_invocation`` with the call's arguments for the callee's parameters, times the
+        executions of ``block`` (calls ``ratio`` per execution), summed over the loops around it."""
+        parent = ctx.parent
+        punit = self.units[parent.unit]
+        resolver = Resolver(punit, call["function"], loop_id, call["line"], self.param_symbols)
         subs = {}
         for name, arg in zip(callee["params"], call["args"], strict=False):
             symbol = formal_symbol(callee["name"], name)
@@ -809,14 +830,13 @@ class CountModel:
                     subs[symbol] = to_sympy(arg, resolver)
                 except Unresolved as exc:
                     subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
-        expr = per_invocation.subs(subs) * self.local(parent, punit, call["block"]) * self._call_ratio(ctx, punit, call)
-        loop_id = call["loop"]
+        expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
         while loop_id is not None:
             loop = punit.loops[loop_id]
             expr = self._sum_over(parent, punit, loop, expr)
             expr = expr * self.local(parent, punit, loop["block"])
             loop_id = loop["parent"]
-        return self.invocations(parent, expr)
+        return expr
 
 
 def _rational(mean: float | Fraction) -> sp.Rational:
