@@ -211,6 +211,9 @@ def load_model(path: str | Path) -> CostModel:
     except FileNotFoundError:
         raise UsageError(f"{path}: no such model file") from None
     except json.JSONDecodeError as exc:
+        if _is_trace(path):
+            raise UsageError(f"{path} is a trace, not a model: build one with 'perfeq model {path}' "
+                             f"(or see the run's own counts with 'perfeq counts --trace {path}')") from None
         raise ModelError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     if data.get("format") != FORMAT:
         raise ModelError(f"{path}: not a perfeq model (format {data.get('format')!r})")
@@ -233,6 +236,16 @@ def load_model(path: str | Path) -> CostModel:
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
                      data.get("traces", []), data.get("runs", []), missing=("chain",) if data["version"] == 1 else ())
+
+
+def _is_trace(path: Path) -> bool:
+    """The file starts with a perfeq trace's header record (JSON lines, not one JSON document)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            first = json.loads(handle.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and first.get("format") == "perfeq-trace"
 
 
 def _namespace() -> dict[str, Any]:
