@@ -400,7 +400,7 @@ class FunctionCollector:
             before = self.block
             open_ = self.u.tok(node, "{")
             if open_ is not None:
-                end = self.sections_body(open_, node, depth, before.id if before else None)
+                end = self.sections_body(open_, node, depth, before.id if before else None, "team-section")
                 self.block = None
                 self._after = (self.src.tokens[end].end, node.coord.line, before.id if before else None)
                 return
@@ -1157,18 +1157,28 @@ class FunctionCollector:
         self.regions.pop()
         return self.src.tokens[end].end
 
-    def sections_body(self, open_: int, node: c_ast.Compound, depth: int, anchor: int | None) -> int:
+    def sections_body(self, open_: int, node: c_ast.Compound, depth: int, anchor: int | None,
+                      kind: str = "section") -> int:
         """The block of ``omp sections``: each section is a body of its own (counted inside it),
-        and nothing is inserted between the sections or before the first.  Its closing token."""
+        and nothing is inserted between the sections or before the first.  Its closing token.
+
+        ``kind``: ``section`` for ``parallel sections`` (each section once per entry),
+        ``team-section`` for ``sections`` run by a team (once per team, not once per thread)."""
         end = self.src.match_bracket(open_)
         saved = self.scope
         self.scope = Scope(saved)
         previous = open_
+        pending: list[c_ast.Pragma] = []  # pragmas of the section's statement (omp parallel for, ...)
         for item in node.block_items or []:
-            if isinstance(item, c_ast.Pragma):  # #pragma omp section: stays before its statement
+            if isinstance(item, c_ast.Pragma):  # #pragma omp section stays before its statement
+                if item.string.split()[:2] != ["omp", "section"]:
+                    pending.append(item)
                 continue
-            first = self.src._skip_pp(previous + 1)
-            previous, _ = self.sub_statement(first, item, "section", depth + 1, anchor)
+            first = self._pragma_token(pending[0]) if pending else None
+            if first is None:
+                first = self.src._skip_pp(previous + 1)
+            previous, _ = self.sub_statement(first, item, kind, depth + 1, anchor, pragmas=pending)
+            pending = []
         self.scope = saved
         self.block = None
         return end

@@ -665,8 +665,10 @@ class CountModel:
             return base * self._ratio_of(ctx, unit, block, negate=True)
         if kind == "region":
             return base * T
-        if kind == "section":  # once per entry of its sections construct, on one of the threads
-            return base / T if unit.blocks[anchor]["in_parallel"] else base
+        if kind == "section":  # parallel sections: once per entry of the construct
+            return base
+        if kind == "team-section":  # sections run by a team (lexically or orphaned): once per team
+            return base / T
         if kind == "case":
             ranks = range(self.run.nranks)
             mine = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
@@ -808,12 +810,40 @@ class CountModel:
             # while condition) and once per iteration (the other tests, the step)
             loop = punit.loops[header["loop"]]
             part = header["part"]
+            per_entry = part == "init" or (part == "cond" and loop["kind"] != "do")
+            per_iteration = part in ("cond", "step")
+            ratio = self._header_call_ratio(ctx, punit, call, loop, per_entry, per_iteration)
             expr = sp.Integer(0)
-            if part == "init" or (part == "cond" and loop["kind"] != "do"):
-                expr += self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"], 1)
-            if part in ("cond", "step"):
-                expr += self._at_site(ctx, callee, call, per_invocation, loop["body_block"], loop["id"], 1)
+            if per_entry:
+                expr += self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"], ratio)
+            if per_iteration:
+                expr += self._at_site(ctx, callee, call, per_invocation, loop["body_block"], loop["id"], ratio)
         return self.invocations(parent, expr)
+
+    def _header_call_ratio(self, ctx: ContextObservation, punit: UnitView, call: dict, loop: dict,
+                           per_entry: bool, per_iteration: bool) -> sp.Expr:
+        """Calls per test (or entry, or iteration) of a call in a loop header: 1, unless the run says
+        otherwise (a call in the right operand of && or ||, a loop left by break before its step)."""
+        key = ("header call", self._ids[id(ctx)])
+        if key in self._ratio:
+            return self._ratio[key]
+        parent = ctx.parent
+        ranks = range(self.run.nranks)
+        calls = sum(ctx.calls.get(r, 0) for r in ranks)
+        expected = 0
+        if per_entry and loop.get("entry_slot") is not None:
+            expected += sum(parent.counter(r, loop["entry_slot"]) for r in ranks)
+        if per_iteration and loop["body_block"] is not None:
+            expected += sum(parent.counter(r, punit.blocks[loop["body_block"]]["slot"]) for r in ranks)
+        ratio = sp.Integer(1) if not expected or calls == expected else sp.Rational(calls, expected)
+        self._ratio[key] = ratio
+        if ratio == 1:
+            return ratio
+        self.fallbacks.append(Fallback(self._where(punit, call["line"]), "measured-ratio", "call",
+                                       f"call of {call['callee']} in a loop {call['header']['part']} runs {ratio} "
+                                       "times per test (a short-circuit operand, or the loop left early): "
+                                       "measured ratio"))
+        return ratio
 
     def _at_site(self, ctx: ContextObservation, callee: dict, call: dict, per_invocation: sp.Expr,
                  block: int, loop_id: int | None, ratio) -> sp.Expr:

@@ -181,18 +181,20 @@ def test_loops_the_predictor_hook_leaves_alone(tmp_path: Path) -> None:
 
 
 def test_openmp_sections(tmp_path: Path) -> None:
-    """``parallel sections`` and ``sections`` in a parallel region: no hook before the first section
-    or between sections (the instrumented program did not compile), each section is counted as a
-    body of its own, once per entry, and the program prints what the original does."""
+    """``parallel sections`` and ``sections`` in a parallel region, orphaned, nested: no hook before
+    the first section or between sections (the instrumented program did not compile), each section
+    is counted as a body of its own, and the program prints what the original does."""
     flags = ["gcc", "-O1", "-fopenmp", "-std=c99", "-Wall", "-Wextra", "-Werror"]
     result, binary, original = build_program("sections", flags, tmp_path, mpi=False)
     for threads in ("1", "3"):
         status, stdout, trace = traced([str(binary)], tmp_path / f"sections{threads}.trace", OMP_NUM_THREADS=threads)
-        assert (status, stdout) == original_output(original, [], OMP_NUM_THREADS=threads) == (0, "24 4950 60 57 1\n")
-        sections = [b for b in result.descriptors.blocks if b.kind == "section"]
-        assert len(sections) == 5
+        assert (status, stdout) == original_output(original, [], OMP_NUM_THREADS=threads) == (0, "24 4950 60 57 1 28 25 1\n")
+        sections = [b for b in result.descriptors.blocks if b.kind in ("section", "team-section")]
+        assert [b.kind for b in sections] == ["team-section"] * 2 + ["section"] * 4 + ["team-section"] * 2 + [
+            "section"] * 2
         (main,) = contexts(trace, "main")
-        assert [main.counters.get(b.slot, 0) for b in sections] == [1] * 5
+        # parallel sections: once per entry (the nested one once per outer thread); a team's: once
+        assert [main.counters.get(b.slot, 0) for b in sections[2:]] == [1] * 6 + [int(threads)] * 2
     # the model of the 1-thread run gives the operations of the 3-thread run: sections once per
     # entry, the parallel region's own blocks once per thread
     from perfeq.symbolic.measured import measured_counts

@@ -538,3 +538,25 @@ def test_a_trace_given_for_a_model_says_so(kernels, tmp_path, capsys):
     assert main(["counts", str(path), "n=64", "steps=2", "P=2"]) != 0
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "is a trace, not a model" in err and "perfeq model" in err, err
+
+
+def test_a_call_in_a_short_circuit_loop_condition_keeps_its_measured_ratio(tmp_path):
+    """A header call that does not run on every test (right operand of &&/||) keeps the run's
+    calls per test, named once as a measured ratio, instead of being assumed on every test."""
+    source = tmp_path / "shortcut.c"
+    source.write_text(
+        "#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\nstatic long spent;\n"
+        "static int flat(int i, int n) { int k; for (k = 0; k < 10; k++) spent += k; return i < n; }\n"
+        "int main(int argc, char **argv)\n{\n    int i, n = argc > 1 ? atoi(argv[1]) : 16;\n    long t = 0;\n"
+        "    MPI_Init(&argc, &argv);\n"
+        "    for (i = 0; i < n && (i % 2 == 0 || flat(i, n)); i++)\n        t += i;\n"
+        "    printf(\"%ld %ld\\n\", t, spent);\n    MPI_Finalize();\n    return 0;\n}\n")
+    run = instrumented_program(source, tmp_path)
+    model = build_model([run(2, "small.trace", 16), run(2, "small2.trace", 32)])
+    notes = [f for f in model.fallbacks if "flat in a loop cond" in f]
+    assert len(notes) == 1 and "measured ratio" in notes[0], model.fallbacks
+    measured = measured_counts(from_trace(run(2, "big.trace", 256)))["total"]
+    predicted = model.counts({"n": 256.0}, 2)["total"]
+    # every test would be 257 calls per rank; the run's ratio (about one in two) is 8/17 at n = 16
+    assert predicted["calls"] == pytest.approx(measured["calls"], rel=0.05)
+    assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.05)
