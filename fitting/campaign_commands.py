@@ -189,9 +189,7 @@ def run_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     profile = load_profile(args.machine)
     values, procs, threads = parse_assignments(args.assignments)
-    for cost in profile.names:
-        if cost != "const":
-            model.require(cost)
+    model.require(*(cost for cost in profile.names if cost != "const"))
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     counts = model.counts(values, procs, threads, hardware)
     slowest = counts["slowest"]

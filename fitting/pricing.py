@@ -175,8 +175,7 @@ class TimeEquation:
         self.model, self.profile, self.machine, self.threads = model, profile, machine, threads
         self.betas = dict(profile.values)
         self.priced = tuple(name for name in profile.names if name != INTERCEPT)
-        for name in self.priced:
-            model.require(name)
+        model.require(*self.priced)
         self._nest_functions: list[dict] | None = None
 
     # ---- symbolic ---------------------------------------------------------------------------------

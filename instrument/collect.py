@@ -628,9 +628,9 @@ class FunctionCollector:
             if kind != "for" or var is None:
                 self.u.warn(node.coord.line, node.coord.column,
                             f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
+        under_omp = any(p.string.split()[:1] == ["omp"] for p in pragmas)  # its header must stay canonical
         predictor = None
-        if ("data-dependent" in flags and not any(p.string.split()[:1] == ["omp"] for p in pragmas)
-                and _names(node.cond)):
+        if "data-dependent" in flags and not under_omp and _names(node.cond):
             # how predictable its exits are (a loop that runs a few times, differently each time,
             # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
             # an OpenMP pragma (its condition must stay canonical), not for a constant condition
@@ -642,7 +642,7 @@ class FunctionCollector:
                         "as measured (fit or constant)")
         loop_id = len(self.u.unit.loops)
         self.u.unit.loops.append(None)  # reserved: nested loops get the ids after this one
-        if not any(p.string.split()[:1] == ["omp"] for p in pragmas):  # (an omp loop's header stays canonical)
+        if not under_omp:
             parts = (("init", node.init), ("cond", node.cond), ("step", node.next)) if kind == "for" else (
                 ("cond", node.cond),)
             inlined = {part: self.header_calls(expr, loop_id, part) for part, expr in parts if expr is not None}

@@ -756,16 +756,25 @@ class CountModel:
         return result
 
     def _call_ratio(self, ctx: ContextObservation, punit: UnitView, call: dict) -> sp.Expr:
-        """Calls per execution of the call's block: 1, unless the run says otherwise (a call in
-        the right operand of && or ||, or in a ?: branch, runs only sometimes)."""
+        """Calls per execution of where the call stands (its block, or for a call in a loop header
+        that loop's entries and/or iterations, :func:`_header_parts`): 1, unless the run says
+        otherwise (a call in the right operand of && or ||, or in a ?: branch, runs only
+        sometimes; a loop left by break skips its step)."""
         key = ("call", self._ids[id(ctx)])
         if key in self._ratio:
             return self._ratio[key]
         parent = ctx.parent
-        slot = punit.blocks[call["block"]]["slot"]
         ranks = range(self.run.nranks)
         calls = sum(ctx.calls.get(r, 0) for r in ranks)
-        executions = sum(parent.counter(r, slot) for r in ranks)
+        header = call.get("header")
+        if header is None:
+            slots = [punit.blocks[call["block"]]["slot"]]
+        else:
+            loop = punit.loops[header["loop"]]
+            per_entry, per_iteration = _header_parts(header, loop)
+            slots = ([loop["entry_slot"]] if per_entry and loop.get("entry_slot") is not None else []) + (
+                [punit.blocks[loop["body_block"]]["slot"]] if per_iteration and loop["body_block"] is not None else [])
+        executions = sum(parent.counter(r, slot) for slot in slots for r in ranks)
         ratio = sp.Integer(1)
         if executions and calls != executions:
             ratio = sp.Rational(calls, executions)
@@ -802,48 +811,20 @@ class CountModel:
         if ctx.site is None or ctx.site < 0 or ctx.site >= len(punit.data["calls"]):
             raise Unresolved(f"'{callee['name']}' was called from an unknown call site")
         call = punit.data["calls"][ctx.site]
+        ratio = self._call_ratio(ctx, punit, call)
         header = call.get("header")
         if header is None:
-            expr = self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"],
-                                 self._call_ratio(ctx, punit, call))
+            expr = self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"], ratio)
         else:  # a call in a loop's header: once per entry (init, and the first test of a for or
             # while condition) and once per iteration (the other tests, the step)
             loop = punit.loops[header["loop"]]
-            part = header["part"]
-            per_entry = part == "init" or (part == "cond" and loop["kind"] != "do")
-            per_iteration = part in ("cond", "step")
-            ratio = self._header_call_ratio(ctx, punit, call, loop, per_entry, per_iteration)
+            per_entry, per_iteration = _header_parts(header, loop)
             expr = sp.Integer(0)
             if per_entry:
                 expr += self._at_site(ctx, callee, call, per_invocation, call["block"], call["loop"], ratio)
             if per_iteration:
                 expr += self._at_site(ctx, callee, call, per_invocation, loop["body_block"], loop["id"], ratio)
         return self.invocations(parent, expr)
-
-    def _header_call_ratio(self, ctx: ContextObservation, punit: UnitView, call: dict, loop: dict,
-                           per_entry: bool, per_iteration: bool) -> sp.Expr:
-        """Calls per test (or entry, or iteration) of a call in a loop header: 1, unless the run says
-        otherwise (a call in the right operand of && or ||, a loop left by break before its step)."""
-        key = ("header call", self._ids[id(ctx)])
-        if key in self._ratio:
-            return self._ratio[key]
-        parent = ctx.parent
-        ranks = range(self.run.nranks)
-        calls = sum(ctx.calls.get(r, 0) for r in ranks)
-        expected = 0
-        if per_entry and loop.get("entry_slot") is not None:
-            expected += sum(parent.counter(r, loop["entry_slot"]) for r in ranks)
-        if per_iteration and loop["body_block"] is not None:
-            expected += sum(parent.counter(r, punit.blocks[loop["body_block"]]["slot"]) for r in ranks)
-        ratio = sp.Integer(1) if not expected or calls == expected else sp.Rational(calls, expected)
-        self._ratio[key] = ratio
-        if ratio == 1:
-            return ratio
-        self.fallbacks.append(Fallback(self._where(punit, call["line"]), "measured-ratio", "call",
-                                       f"call of {call['callee']} in a loop {call['header']['part']} runs {ratio} "
-                                       "times per test (a short-circuit operand, or the loop left early): "
-                                       "measured ratio"))
-        return ratio
 
     def _at_site(self, ctx: ContextObservation, callee: dict, call: dict, per_invocation: sp.Expr,
                  block: int, loop_id: int | None, ratio) -> sp.Expr:
@@ -922,7 +903,17 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
         lambda e: e.args[0].expr)
 
 
+def _header_parts(header: dict, loop: dict) -> tuple[bool, bool]:
+    """Whether a call in a loop header runs once per entry (init; the first test of a for or while
+    condition) and whether once per iteration (the other tests; the step; a do-while's tests)."""
+    part = header["part"]
+    return part == "init" or (part == "cond" and loop["kind"] != "do"), part in ("cond", "step")
+
+
 def _call_ratio_note(call: dict, ratio: sp.Expr) -> str:
+    if call.get("header"):
+        return (f"call of {call['callee']} in a loop {call['header']['part']} runs {ratio} times per test "
+                "(a short-circuit operand, or the loop left early): measured ratio")
     return (f"call of {call['callee']} runs {ratio} times per execution of its block "
             "(a short-circuit or conditional operand): measured ratio")
 

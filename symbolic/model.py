@@ -34,6 +34,8 @@ COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod
 # 0; P and T are whole): they contend for the shared cache and memory, and cost more.  Derived from
 # "loads", not stored in the file.
 NODE_SHARED = sp.Min(P * T - 1, 1)
+# Counts derived when the model is evaluated: key -> (the stored count it scales, factor)
+DERIVED = {"shared": ("loads", NODE_SHARED)}
 
 
 @dataclass
@@ -64,11 +66,12 @@ class CostModel:
     missing: tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, repr=False)
 
-    def require(self, key: str) -> None:
-        """ModelError when this model was written before perfeq counted ``key``."""
-        if key in self.missing:
-            raise ModelError(f"{self.program}: the model was written by an older perfeq that did not count "
-                             f"'{key}'; rebuild it from its traces (perfeq model TRACE ...) to use that cost")
+    def require(self, *keys: str) -> None:
+        """ModelError when this model was written before perfeq counted one of ``keys``."""
+        for key in keys:
+            if key in self.missing:
+                raise ModelError(f"{self.program}: the model was written by an older perfeq that did not count "
+                                 f"'{key}'; rebuild it from its traces (perfeq model TRACE ...) to use that cost")
 
     # ---- symbols ------------------------------------------------------------------------------
     @property
@@ -85,20 +88,22 @@ class CostModel:
         for item in self.items:
             for key, expr in item.counts.items():
                 out[key] = out.get(key, 0) + expr
-        if "loads" in out:
-            out["shared"] = out["loads"] * NODE_SHARED
+        for key, (source, factor) in DERIVED.items():
+            if source in out:
+                out[key] = out[source] * factor
         return out
 
     @staticmethod
     def item_keys(item: ModelItem) -> list[str]:
-        """The count keys of one item, the derived ``shared`` included where it has loads."""
-        return [*item.counts, "shared"] if "loads" in item.counts else list(item.counts)
+        """The count keys of one item, the :data:`DERIVED` ones included where it has their source."""
+        return [*item.counts, *(key for key, (source, _) in DERIVED.items() if source in item.counts)]
 
     def item_expression(self, key: str, index: int) -> sp.Expr:
-        """One item's count ``key`` (0 when it has none), the derived ``shared`` included."""
+        """One item's count ``key`` (0 when it has none), the :data:`DERIVED` ones included."""
         counts = self.items[index].counts
-        if key == "shared":
-            return counts["loads"] * NODE_SHARED if "loads" in counts else sp.Integer(0)
+        if key in DERIVED:
+            source, factor = DERIVED[key]
+            return counts[source] * factor if source in counts else sp.Integer(0)
         return counts.get(key, sp.Integer(0))
 
     # ---- evaluation ---------------------------------------------------------------------------
