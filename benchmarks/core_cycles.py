@@ -48,12 +48,13 @@ from pathlib import Path
 import numpy as np
 from pycparser import c_ast
 
-from perfeq.fitting.calibrate import example_model
-from perfeq.fitting.runs import parse_params, read_runs
-from perfeq.fitting.validate import cross_validate
+from perfeq.examples.catalog import load_catalog
+from perfeq.fitting.analysis.validate import cross_validate
+from perfeq.fitting.regression.runs import parse_params, read_runs
 from perfeq.instrument.collect import _names  # the IDs an expression mentions
 from perfeq.instrument.preprocess import parse, preprocess
-from perfeq.pipeline import compile_command, find_mpi, load_catalog
+from perfeq.workflows.calibrate import example_model
+from perfeq.workflows.pipeline import compile_command, find_mpi
 
 DATA = Path(__file__).parent / "data"
 COST_SETS = ("loads,stores,branch", "ops,branch", "ops,loads,branch", "ops,l1,branch", "ops,l2,branch")

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
-from perfeq.fitting.runs import read_runs
-from perfeq.fitting.validate import cross_validate
+from perfeq.fitting.analysis.validate import cross_validate
+from perfeq.fitting.regression.runs import read_runs
 
 DATA = Path(__file__).parent / "data"
 DEFAULT_COSTS = ("loads,stores,branch,chain,shared", "loads,stores,branch,chain", "loads,stores,branch,shared",

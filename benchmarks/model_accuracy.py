@@ -15,9 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfeq.pipeline import build_instrumented, load_catalog, model_example, run_small
+from perfeq.examples.catalog import load_catalog
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.observe import from_trace
+from perfeq.workflows.pipeline import build_instrumented, model_example, run_small
 
 KEYS = ("ops", "par", "startup", "bytes")
 

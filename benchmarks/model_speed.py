@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from perfeq.pipeline import build_instrumented, load_catalog, model_example
+from perfeq.examples.catalog import load_catalog
+from perfeq.workflows.pipeline import build_instrumented, model_example
 
 
 def main() -> int:

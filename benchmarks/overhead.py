@@ -15,7 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from perfeq.pipeline import build_instrumented, build_plain, load_catalog, time_run
+from perfeq.examples.catalog import load_catalog
+from perfeq.workflows.pipeline import build_instrumented, build_plain, time_run
 
 
 def main(argv: list[str] | None = None) -> int:

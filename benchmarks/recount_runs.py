@@ -16,10 +16,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from perfeq.fitting.calibrate import example_model, run_counts
-from perfeq.fitting.runs import read_runs, write_runs
-from perfeq.pipeline import load_catalog
-from perfeq.symbolic.linearize import Machine
+from perfeq.examples.catalog import load_catalog
+from perfeq.fitting.regression.runs import read_runs, write_runs
+from perfeq.symbolic.machine import Machine
+from perfeq.workflows.calibrate import example_model, run_counts
 
 
 def main(argv: list[str] | None = None) -> int:

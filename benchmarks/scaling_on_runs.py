@@ -42,13 +42,13 @@ import numpy as np
 import pandas as pd
 
 from perfeq.cli import main as perfeq
-from perfeq.fitting.fit import fit_machine
-from perfeq.fitting.predict import predict
-from perfeq.fitting.runs import parse_params, read_runs, write_runs
-from perfeq.fitting.scaling import ScalingOptions, analyse_scaling
-from perfeq.fitting.scaling_data import read_scaling_csv
-from perfeq.fitting.validate import cross_validate
-from perfeq.pipeline import examples_dir
+from perfeq.examples.catalog import examples_dir
+from perfeq.fitting.analysis.validate import cross_validate
+from perfeq.fitting.regression.fit import fit_machine
+from perfeq.fitting.regression.predict import predict
+from perfeq.fitting.regression.runs import parse_params, read_runs, write_runs
+from perfeq.fitting.scaling.analysis import ScalingOptions, analyse_scaling
+from perfeq.fitting.scaling.data import read_scaling_csv
 
 # Benchmark sizes: n grows 1 : 1.5 : 2 with the second parameter fixed; at the largest size a run
 # takes about 1-1.5 s at -O0 and 0.2-0.5 s at -O2 here (of which about 0.1 s is mpiexec and MPI_Init).

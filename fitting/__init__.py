@@ -1,1 +1,6 @@
-"""perfeq.fitting: machine costs beta by regression, predictions with intervals, sensitivity, plots (stage 4)."""
+"""perfeq.fitting: stage 4, from counts to seconds.
+
+``costs`` (the one list of cost names), ``regression`` (beta by multiple regression, predictions with
+intervals), ``analysis`` (pricing, sensitivity, breakdown, validation, plots, report), ``ranking``
+(Chen et al.) and ``scaling`` (Strohmaier), each subpackage with its own ``commands``.
+"""

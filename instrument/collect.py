@@ -1404,7 +1404,7 @@ def _element_text(node: c_ast.Node) -> str | None:
 def _mpi_table() -> dict[str, dict[str, int | None]]:
     """Argument positions of the MPI calls perfeq knows, from the one shared spec table."""
     try:
-        from perfeq.runtime import mpi_spec
+        from perfeq.runtime.mpi import calls as mpi_spec
     except ImportError:  # TEMP until the runtime's spec table lands
         return {}
     table = {}

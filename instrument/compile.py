@@ -15,6 +15,7 @@ from pathlib import Path
 
 from perfeq.errors import BuildError, UsageError
 from perfeq.instrument.instrumenter import Instrumented, instrument_file
+from perfeq.runtime.build import RUNTIME_DIR, build_runtime
 
 _NO_LINK = ("-c", "-E", "-S", "-M", "-MM")
 
@@ -76,7 +77,6 @@ def compile_instrumented(
         units.append(result)
         new_args[index] = str(result.output)
     includes = sorted({str(Path(line.args[i]).resolve().parent) for i in line.sources})
-    from perfeq.runtime.build import build_runtime
 
     uses_mpi = any(u.descriptors.comms for u in units) or _compiler_has_mpi(line.compiler, line.flags)
     runtime = None
@@ -99,9 +99,8 @@ def compile_instrumented(
 
 
 def runtime_include_dir() -> Path:
-    from importlib.resources import files
-
-    return Path(str(files("perfeq.runtime")))
+    """The folder of perfeq_rt.h, for ``-I`` (the runtime's own: perfeq.runtime.build.RUNTIME_DIR)."""
+    return RUNTIME_DIR
 
 
 def _runtime_flags(flags: list[str]) -> list[str]:

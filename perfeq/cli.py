@@ -1,33 +1,29 @@
 """The ``perfeq`` command line: one subcommand per pipeline step.
 
-Each stage contributes its subcommands through a ``commands`` module with a
-``register(subparsers)`` function; a subcommand handler takes the parsed arguments and returns the
-exit status.  Errors are caught once, here, and printed as a single ``perfeq: error: ...`` line.
+Each stage (and each room of fitting, and the workflows) contributes its subcommands through a
+``commands`` module with a ``register(subparsers)`` function, listed here once; a subcommand
+handler takes the parsed arguments and returns the exit status.  Errors are caught once, here, and printed as a single ``perfeq: error: ...`` line.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
 from perfeq import __version__
 from perfeq.errors import PerfeqError
+from perfeq.fitting.analysis import commands as analysis
+from perfeq.fitting.ranking import commands as ranking
+from perfeq.fitting.regression import commands as regression
+from perfeq.fitting.scaling import commands as scaling
+from perfeq.instrument import commands as instrument
+from perfeq.runtime import commands as runtime
+from perfeq.symbolic import commands as symbolic
+from perfeq.workflows import commands as workflows
 
-# Modules that register subcommands, in the order of the pipeline.  A module that is not there
-# yet (a stage still being built) is skipped, so the CLI always shows what exists.
-COMMAND_MODULES = (
-    "perfeq.instrument.commands",
-    "perfeq.runtime.commands",
-    "perfeq.symbolic.commands",
-    "perfeq.fitting.commands",
-    "perfeq.fitting.campaign_commands",
-    "perfeq.fitting.analysis_commands",
-    "perfeq.fitting.rank_commands",
-    "perfeq.fitting.scaling_commands",
-    "perfeq.tour",
-)
+# The modules that register subcommands, in the order of the pipeline.
+COMMAND_MODULES = (instrument, runtime, symbolic, regression, workflows, analysis, ranking, scaling)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,13 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"perfeq {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 

@@ -1,1 +1,6 @@
-"""perfeq.runtime: the C runtime library, ``perfeq run``, the trace reader and the call graph (stage 2)."""
+"""perfeq.runtime: stage 2, the small instrumented run.
+
+``c/`` (the C library linked into instrumented programs), ``mpi/`` (the MPI call table and the
+wrapper generator), ``build`` (compiles the library), ``run`` (``perfeq run``), ``trace`` (the trace
+reader and merger) and ``callgraph`` (the one context tree of a run).
+"""

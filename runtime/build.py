@@ -19,7 +19,7 @@ from pathlib import Path
 
 from perfeq.errors import BuildError
 
-RUNTIME_DIR = Path(__file__).resolve().parent
+RUNTIME_DIR = Path(__file__).resolve().parent / "c"  # the C library: perfeq_rt.[ch], perfeq_mpi.c
 HEADER = RUNTIME_DIR / "perfeq_rt.h"
 RT_SOURCE = RUNTIME_DIR / "perfeq_rt.c"
 MPI_SOURCE = RUNTIME_DIR / "perfeq_mpi.c"

@@ -14,8 +14,9 @@ from typing import Any
 
 from perfeq.errors import TraceError
 from perfeq.runtime.descriptors import load_unit_costs
-from perfeq.runtime.mpi_spec import MPI_CALLS, MessageCounts, message_counts
+from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.runtime.trace import MPIRecord, RankTrace, Trace
+from perfeq.symbolic.messages import MessageCounts, message_counts
 
 
 @dataclass

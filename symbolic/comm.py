@@ -1,7 +1,7 @@
 """Communication counts of MPI call sites as expressions (symbolic stage, paper 3.2).
 
 A point-to-point call is one message; a collective sends the messages of its algorithm from this
-rank (binomial trees, recursive doubling, rings: perfeq.runtime.mpi_spec holds the one table).
+rank (binomial trees, recursive doubling, rings: perfeq.symbolic.messages holds them, the MPI call table names them).
 A call whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) is data: its bytes
 are the fitted elements of the array times the type size and the others' share
 (:func:`summed_bytes`), else measured per call.
@@ -17,8 +17,9 @@ import numpy as np
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
-from perfeq.runtime.mpi_spec import MPI_CALLS, OTHERS_SHARE, MessageModel, relative_rank
+from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank
 from perfeq.symbolic.resolve import Resolver
 from perfeq.symbolic.symbols import RANK, P
 
@@ -37,8 +38,8 @@ def _models() -> dict[str, MessageModel]:
     """Each distinct message model, named by the kind of the first call that uses it (bcast, ...)."""
     named: dict[str, MessageModel] = {}
     for call in MPI_CALLS.values():
-        if not any(m is call.model for m in named.values()):
-            named[call.kind] = call.model
+        if not any(m is model_of(call.name) for m in named.values()):
+            named[call.kind] = model_of(call.name)
     return named
 
 
@@ -69,7 +70,7 @@ def all_message_functions() -> dict[str, sp.Function]:
     """Every implemented message function by name (to restore them when a model file is read)."""
     out = {}
     for call in MPI_CALLS.values():
-        for fn in message_functions(_key(call.model)).values():
+        for fn in message_functions(_key(model_of(call.name))).values():
             out[str(fn)] = fn
     return out
 
@@ -87,7 +88,7 @@ def comm_counts(comm: dict, resolver: Resolver, records: list, nbytes: sp.Expr |
     spec = MPI_CALLS.get(comm["call"])
     if spec is None:
         return sp.Integer(0), sp.Integer(0), sp.Integer(0), [f"{comm['call']} is not modeled"]
-    fns = message_functions(_key(spec.model))
+    fns = message_functions(_key(model_of(spec.name)))
     if nbytes is None:
         nbytes = (_measured_summed_bytes(comm, spec, records, notes) if spec.count_sum
                   else _block_bytes(comm, resolver, records, notes))
@@ -134,7 +135,7 @@ def summed_bytes(comm: dict, elements: sp.Expr) -> sp.Expr:
 
 def sending_records(spec, records: list) -> list:
     """The records of ranks that send blocks in ``spec``'s model (all ranks, or a scatterv's root)."""
-    return [rec for rec in records if spec.model.blocks(*relative_rank(rec.comm_size, rec.comm_rank, rec.root)) > 0]
+    return [rec for rec in records if model_of(spec.name).blocks(*relative_rank(rec.comm_size, rec.comm_rank, rec.root)) > 0]
 
 
 def _measured_summed_bytes(comm: dict, spec, records: list, notes: list[str]) -> sp.Expr:

@@ -76,7 +76,7 @@ def parse_assignments(items: list[str]) -> tuple[dict[str, float], int, int]:
 
 
 def model_counts(model_path: Path, assignments: list[str], machine_path: Path | None, as_json: bool) -> int:
-    from perfeq.symbolic.linearize import Machine
+    from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 
     model = load_model(model_path)
@@ -119,7 +119,7 @@ def run_equation(args: argparse.Namespace) -> int:
 
 def run_machine(args: argparse.Namespace) -> int:
     from perfeq.files import write_atomic
-    from perfeq.symbolic.linearize import Machine
+    from perfeq.symbolic.machine import Machine
 
     machine = Machine.detect()
     text = machine.to_text(args.output)

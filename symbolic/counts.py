@@ -150,8 +150,8 @@ class CountModel:
         and its elements per call are fitted to a form of the problem size (:meth:`_array_bytes`);
         those bytes are checked within the fit's tolerance, not exactly.
         """
-        from perfeq.runtime.mpi_spec import message_counts
         from perfeq.symbolic.comm import comm_counts
+        from perfeq.symbolic.messages import message_counts
 
         resolver = Resolver(unit, comm["function"], comm["loop"], comm["line"], self.param_symbols)
         records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm["id"], [])]
@@ -194,7 +194,7 @@ class CountModel:
         for the model's fallbacks; None when the count is not an array, no form fits or the
         datatype's size is unknown (then: measured bytes per call).
         """
-        from perfeq.runtime.mpi_spec import MPI_CALLS
+        from perfeq.runtime.mpi.calls import MPI_CALLS
         from perfeq.symbolic.comm import sending_records, summed_bytes
 
         spec = MPI_CALLS.get(comm["call"])
@@ -221,7 +221,7 @@ class CountModel:
     def _check_comm(self, ctx, comm: dict, result: tuple, bytes_tolerance: float = 1e-6) -> bool:
         """Whether the messages (exactly) and bytes (within ``bytes_tolerance``, relative)
         reproduce the run's, summed over ranks."""
-        from perfeq.runtime.mpi_spec import message_counts
+        from perfeq.symbolic.messages import message_counts
 
         want_sent = want_bytes = got_sent = got_bytes = 0.0
         for r in range(self.run.nranks):

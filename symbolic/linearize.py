@@ -7,140 +7,48 @@ memory and pages.  A footprint is the sum of the sizes of the arrays the nest's 
 the run's allocation and declaration sizes resolve symbolically; accesses are the nest's loads and
 stores, assumed to be 8-byte words.
 
-The machine description (cache sizes, line, page, memory) is detected from Linux sysfs or read
-from a JSON or YAML file (``perfeq machine``).
+The machine description (cache sizes, line, page, memory) is perfeq.symbolic.machine's.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy as sp
 
-from perfeq.errors import UsageError
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.resolve import Resolver, formal_symbol
 from perfeq.symbolic.symbols import RANK, P, T
 
 if TYPE_CHECKING:
     from perfeq.symbolic.model import CostModel
 
-WORD = 8
 ALLOCATIONS = ("malloc", "calloc", "realloc", "aligned_alloc")  # shape kinds whose extent is a byte count
-FORMAT = "perfeq-machine-description"
 
 
-@dataclass(frozen=True)
-class Machine:
-    name: str
-    l1_bytes: int
-    l2_bytes: int  # the last-level cache
-    line_bytes: int
-    page_bytes: int
-    memory_bytes: int
-
-    def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "version": 1, **asdict(self)}, indent=1) + "\n"
-
-    def to_yaml(self) -> str:
-        import yaml
-
-        header = "# perfeq machine description: caches, line, page and memory in bytes (edit for another machine)\n"
-        return header + yaml.safe_dump({"format": FORMAT, "version": 1, **asdict(self)}, sort_keys=False)
-
-    def to_text(self, path: str | Path | None = None) -> str:
-        """JSON, or YAML when ``path`` ends in .yaml or .yml."""
-        return self.to_yaml() if path and Path(path).suffix.lower() in (".yaml", ".yml") else self.to_json()
-
-    @classmethod
-    def load(cls, path: str | Path) -> Machine:
-        """Read a description written by ``perfeq machine -o`` (JSON or YAML), or by hand."""
-        import yaml
-
-        try:
-            text = Path(path).read_text()
-            data = json.loads(text) if Path(path).suffix.lower() == ".json" else yaml.safe_load(text)
-        except OSError as exc:
-            raise UsageError(f"{path}: cannot read the machine description: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-            raise UsageError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise UsageError(f"{path}: not a perfeq machine description (format: {FORMAT})")
-        if data.get("version") != 1:
-            raise UsageError(f"{path}: machine description version {data.get('version')!r} is not supported (1)")
-        fields: dict[str, Any] = {"name": str(data.get("name") or Path(path).stem)}
-        for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes"):
-            value = data.get(key)
-            if isinstance(value, str):
-                try:
-                    value = _bytes(value)
-                except ValueError:
-                    pass
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise UsageError(f"{path}: '{key}' must be a positive number of bytes (e.g. 32768 or 32K), "
-                                 f"got {value!r}")
-            fields[key] = value
-        return cls(**fields)
-
-    @classmethod
-    def detect(cls) -> Machine:
-        """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
-        caches = {}
-        line = 64
-        base = Path("/sys/devices/system/cpu/cpu0/cache")
-        for index in sorted(base.glob("index*")) if base.exists() else []:
-            try:
-                level = int((index / "level").read_text())
-                kind = (index / "type").read_text().strip()
-                size = _bytes((index / "size").read_text().strip())
-                line = int((index / "coherency_line_size").read_text())
-            except (OSError, ValueError):
-                continue
-            if kind in ("Data", "Unified"):
-                caches[level] = size
-        page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-        memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
-        l1 = caches.get(1, 32 << 10)
-        llc = caches[max(caches)] if caches else 8 << 20
-        return cls(platform.node() or "this machine", l1, llc, line, page, memory)
-
-    def misses(self, model: CostModel, values: dict[str, float], procs: int, threads: int = 1) -> dict[str, np.ndarray]:
-        """Per-rank l1, l2 (last level) misses and page faults of the model at these values."""
-        ranks = np.arange(procs)
-        out = {"l1": np.zeros(procs), "l2": np.zeros(procs), "page": np.zeros(procs)}
-        args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
-        for nest in model.nests:
-            fns = nest.setdefault("_fns", {})
-            vals = {}
-            for key in ("footprint", "accesses", "executions"):
-                if key not in fns:
-                    fns[key] = sp.lambdify(model.arguments, nest[key], modules="numpy")
-                vals[key] = np.broadcast_to(np.asarray(fns[key](*args), dtype=float), ranks.shape)
-            footprint, accesses = vals["footprint"], vals["accesses"]
-            for key, capacity, unit in (("l1", self.l1_bytes, self.line_bytes),
-                                        ("l2", self.l2_bytes, self.line_bytes),
-                                        ("page", self.memory_bytes, self.page_bytes)):
-                streaming = accesses * WORD / unit
-                compulsory = footprint / unit
-                out[key] += np.where(footprint > capacity, streaming, compulsory)
-        return out
-
-
-def _bytes(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    if text[-1:].upper() in units:
-        return int(float(text[:-1]) * units[text[-1:].upper()])
-    return int(text)
+def misses(machine: Machine, model: CostModel, values: dict[str, float], procs: int,
+           threads: int = 1) -> dict[str, np.ndarray]:
+    """Per-rank l1, l2 (last level) misses and page faults of the model at these values on ``machine``."""
+    ranks = np.arange(procs)
+    out = {"l1": np.zeros(procs), "l2": np.zeros(procs), "page": np.zeros(procs)}
+    args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
+    for nest in model.nests:
+        fns = nest.setdefault("_fns", {})
+        vals = {}
+        for key in ("footprint", "accesses", "executions"):
+            if key not in fns:
+                fns[key] = sp.lambdify(model.arguments, nest[key], modules="numpy")
+            vals[key] = np.broadcast_to(np.asarray(fns[key](*args), dtype=float), ranks.shape)
+        footprint, accesses = vals["footprint"], vals["accesses"]
+        for key, capacity, unit in (("l1", machine.l1_bytes, machine.line_bytes),
+                                    ("l2", machine.l2_bytes, machine.line_bytes),
+                                    ("page", machine.memory_bytes, machine.page_bytes)):
+            streaming = accesses * WORD / unit
+            compulsory = footprint / unit
+            out[key] += np.where(footprint > capacity, streaming, compulsory)
+    return out
 
 
 # ---- loop nests ---------------------------------------------------------------------------------

@@ -2,15 +2,15 @@
 
 Assembled by the same code as the model's counts (perfeq.symbolic.chi), from the trace's counters:
 block executions, loop entries and iterations, region entries, and the MPI wrappers' records
-turned into messages by perfeq.runtime.mpi_spec.
+turned into messages by perfeq.runtime.mpi.calls.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from perfeq.runtime.mpi_spec import MessageCounts, message_counts
 from perfeq.symbolic import chi as chimod
+from perfeq.symbolic.messages import MessageCounts, message_counts
 from perfeq.symbolic.observe import RunObservation
 
 

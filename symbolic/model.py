@@ -23,7 +23,8 @@ from perfeq import __version__
 from perfeq.errors import ModelError, UsageError
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.counts import CountModel
-from perfeq.symbolic.linearize import Machine, nest_items
+from perfeq.symbolic.linearize import misses, nest_items
+from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
@@ -146,7 +147,7 @@ class CostModel:
             out["per_rank"][key] = values_by_rank.tolist()
             out["total"][key] = float(values_by_rank.sum())
         if machine is not None:
-            for key, by_rank in machine.misses(self, values, procs, threads).items():
+            for key, by_rank in misses(machine, self, values, procs, threads).items():
                 out["per_rank"][key] = by_rank.tolist()
                 out["total"][key] = float(np.sum(by_rank))
         slowest = int(np.argmax(out["per_rank"]["ops"])) if procs else 0

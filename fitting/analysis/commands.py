@@ -1,0 +1,256 @@
+"""Subcommands ``perfeq sensitivity``, ``breakdown``, ``validate`` and ``report`` (paper section 5).
+
+What a performance engineer looks at once a model and a machine profile exist: how the time reacts
+to a machine cost or the problem size (Fig. 7), where it goes (Fig. 6), how well predictions hold
+for programs the fit never saw (Figs. 2-5, Table 1), and all of it on one HTML page.
+Handlers parse, call the library (sensitivity.py, breakdown.py, validate.py, report_html.py), print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from perfeq.errors import UsageError
+from perfeq.fitting.regression.profile import WEIGHTINGS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``sensitivity``, ``breakdown``, ``validate`` and ``report`` to the ``perfeq`` command line."""
+    s = subparsers.add_parser(
+        "sensitivity",
+        help="dt/d(machine cost or parameter) over problem size and P (the paper's Fig. 7)",
+        description="Differentiate the predicted time t = sum chi_k beta_k with respect to a machine cost "
+        "(dt/dbeta_k = chi_k: seconds added per unit of the cost) or a parameter (dt/dN, dt/dP), "
+        "evaluate it over a grid of one problem-size parameter and P, also as an elasticity.",
+    )
+    _model_arguments(s)
+    s.add_argument(
+        "--wrt",
+        required=True,
+        metavar="COST|PARAM",
+        help="ops, par, l1, l2, page, startup, bytes, a model parameter (e.g. n) or P",
+    )
+    _grid_argument(s, required=True)
+    s.add_argument("-o", "--output", type=Path, metavar="PLOT.png", help="write the plot (.png or .svg)")
+    s.add_argument("--json", action="store_true", help="print the expression and the grid values as JSON")
+    s.set_defaults(func=run_sensitivity)
+
+    b = subparsers.add_parser(
+        "breakdown",
+        help="share of the predicted time per cost and per block over problem size and P (Fig. 6)",
+        description="Split the predicted time (slowest rank) by machine cost and by basic block, MPI call "
+        "site and loop nest, over a grid of one problem-size parameter and P; the largest blocks are "
+        "kept and the rest summed as 'other'.",
+    )
+    _model_arguments(b)
+    _grid_argument(b, required=True)
+    b.add_argument("--top", type=int, default=6, help="blocks shown before 'other' (default 6)")
+    b.add_argument("-o", "--output", type=Path, metavar="PLOT.png", help="write the plot (.png or .svg)")
+    b.add_argument("--json", action="store_true", help="print seconds and shares as JSON")
+    b.set_defaults(func=run_breakdown)
+
+    v = subparsers.add_parser(
+        "validate",
+        help="leave-one-application-out validation of a runs CSV (Figs. 2-5, Table 1)",
+        description="For each application in the runs CSV, fit the machine on all the other applications "
+        "and predict its runs from their counts: predicted vs measured with prediction intervals, "
+        "the error distribution, and Table 1 (runs, sigma, mean time, C.O.V., average error, coverage).",
+    )
+    v.add_argument("runs", type=Path, metavar="RUNS.csv", help="runs CSV with several applications")
+    v.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder for table1.txt/.csv, predictions.csv, validation.json and the plots",
+    )
+    v.add_argument(
+        "--costs", metavar="LIST", help="costs to fit, e.g. ops,startup,bytes (default: every column)"
+    )
+    v.add_argument(
+        "--weighting", choices=WEIGHTINGS, default="relative", help="as for perfeq fit (default relative)"
+    )
+    v.add_argument("--intercept", action="store_true", help="also fit 'const', a fixed time per run")
+    v.add_argument("--build", metavar="NAME", help="validate the runs of this build configuration (needed when "
+                   "the file holds several)")
+    v.add_argument(
+        "--level", type=float, default=0.95, help="level of the prediction intervals (default 0.95)"
+    )
+    v.add_argument(
+        "--within-fit-intervals",
+        action="store_true",
+        help="prediction intervals without the between-application error (the fit's own error only; "
+        "by default they add it, estimated from the training applications alone)",
+    )
+    v.add_argument("--json", action="store_true", help="print the results as JSON instead of the table")
+    v.set_defaults(func=run_validate)
+
+    r = subparsers.add_parser(
+        "report",
+        help="one self-contained HTML page: equations, machine profile, predictions, plots, fallbacks",
+        description="Write one HTML page (no external files) with the program's equations, the machine "
+        "profile with its intervals, predictions with intervals, the breakdown and sensitivity plots, "
+        "and the loops the model fell back to fits or constants for.",
+    )
+    _model_arguments(r)
+    r.add_argument(
+        "--at",
+        nargs="+",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a prediction point, e.g. --at n=4096 P=64 (repeatable; default: the model's run "
+        "size times 1, 8, 64 at P=1, 8, 64)",
+    )
+    _grid_argument(r, required=False)
+    r.add_argument("--level", type=float, default=0.95, help="level of the intervals (default 0.95)")
+    r.add_argument("-o", "--output", type=Path, required=True, metavar="REPORT.html")
+    r.set_defaults(func=run_report)
+
+
+def _model_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", type=Path, metavar="MODEL.json", help="model file (perfeq model)")
+    parser.add_argument(
+        "--machine",
+        type=Path,
+        required=True,
+        metavar="MACHINE.json",
+        help="machine profile (perfeq fit or perfeq machine-profile)",
+    )
+    parser.add_argument(
+        "--caches",
+        type=Path,
+        metavar="CACHES.json",
+        help="cache description for l1/l2/page counts (perfeq machine -o); default: this machine",
+    )
+
+
+def _grid_argument(parser: argparse.ArgumentParser, required: bool) -> None:
+    parser.add_argument(
+        "--over",
+        nargs="+",
+        required=required,
+        metavar="NAME=SPEC",
+        help="grid: one problem-size parameter as LOW:HIGH[:COUNT] (geometric) or a list, other parameters "
+        "one value each, P as a list (default 1,2,...,64); e.g. --over n=1000:64000 P=1,2,4,8,16,32"
+        + ("" if required else "; default: the model's run size times 1..64"),
+    )
+
+
+def _inputs(args: argparse.Namespace):
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.machine import Machine
+    from perfeq.symbolic.model import load_model
+
+    model = load_model(args.model)
+    if not args.machine.exists():
+        raise UsageError(f"--machine {args.machine}: no such machine profile")
+    profile = load_profile(args.machine)
+    machine = Machine.load(args.caches) if args.caches else Machine.detect()
+    return model, profile, machine
+
+
+def _check_level(level: float) -> None:
+    if not 0.0 < level < 1.0:
+        raise UsageError(f"--level {level}: expected a number between 0 and 1, e.g. 0.95")
+
+
+def run_sensitivity(args: argparse.Namespace) -> int:
+    from perfeq.fitting.analysis.figures import check_image_path
+    from perfeq.fitting.analysis.pricing import parse_over
+    from perfeq.fitting.analysis.sensitivity import format_sensitivity, plot_sensitivity, sensitivity_over
+
+    if args.output:
+        check_image_path(args.output)
+    model, profile, machine = _inputs(args)
+    grid = sensitivity_over(model, args.wrt, parse_over(model, args.over), profile, machine)
+    program = Path(model.program).name
+    if args.output:
+        what = (
+            f"seconds added per {grid.step_label} of {grid.wrt}" if grid.kind == "cost" else f"dt/d{grid.wrt}"
+        )
+        plot_sensitivity(grid, args.output, f"{program}: {what}")
+    if args.json:
+        print(json.dumps({"model": str(args.model), "program": model.program, **grid.to_dict()}, indent=1))
+    else:
+        print(format_sensitivity(grid, program))
+    if args.output:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_breakdown(args: argparse.Namespace) -> int:
+    from perfeq.fitting.analysis.breakdown import breakdown, format_breakdown, plot_breakdown
+    from perfeq.fitting.analysis.figures import check_image_path
+    from perfeq.fitting.analysis.pricing import parse_over
+
+    if args.output:
+        check_image_path(args.output)
+    if args.top < 1:
+        raise UsageError(f"--top {args.top}: show at least one block")
+    model, profile, machine = _inputs(args)
+    result = breakdown(model, profile, machine, parse_over(model, args.over), top=args.top)
+    if args.output:
+        plot_breakdown(result, args.output)
+    if args.json:
+        print(json.dumps({"model": str(args.model), **result.to_dict()}, indent=1))
+    else:
+        print(format_breakdown(result))
+    if args.output:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from perfeq.fitting.analysis.validate import cross_validate, format_validation, write_validation
+    from perfeq.fitting.regression.commands import _cost_list
+    from perfeq.fitting.regression.runs import read_runs, select_build
+
+    _check_level(args.level)
+    if args.output.exists() and not args.output.is_dir():
+        raise UsageError(f"-o {args.output}: exists and is not a folder")
+    runs = select_build(read_runs(args.runs), args.build, str(args.runs))
+    costs = _cost_list(args.costs) if args.costs is not None else None
+    result = cross_validate(
+        runs,
+        costs,
+        weighting=args.weighting,
+        intercept=args.intercept,
+        level=args.level,
+        between_app=not args.within_fit_intervals,
+    )
+    written = write_validation(result, args.output)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(format_validation(result))
+    print(f"wrote {len(written)} files in {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from perfeq.fitting.analysis.pricing import parse_over
+    from perfeq.fitting.analysis.report import parse_points, write_report
+
+    _check_level(args.level)
+    if args.output.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {args.output}: expected an .html file name")
+    model, profile, machine = _inputs(args)
+    points = parse_points(model, args.at)
+    grid = parse_over(model, args.over) if args.over else None
+    write_report(
+        model,
+        profile,
+        machine,
+        args.output,
+        points=points,
+        grid=grid,
+        level=args.level,
+        model_path=str(args.model),
+        profile_path=str(args.machine),
+    )
+    print(f"wrote {args.output}")
+    return 0

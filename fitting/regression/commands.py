@@ -1,0 +1,199 @@
+"""The regression's subcommands: ``perfeq fit`` (runs CSV -> machine profile), ``perfeq machine-profile``
+and ``perfeq predict`` (model + machine profile -> time with intervals, paper section 4).
+
+Registered by perfeq/cli.py through :func:`register`; handlers parse, call the library, print, and
+return an exit status.  Errors are raised as FitError/UsageError and printed once by ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from perfeq.errors import UsageError
+from perfeq.fitting.costs import COSTS, INTERCEPT
+from perfeq.fitting.regression.diagnostics import write_residual_plots
+from perfeq.fitting.regression.fit import fit_machine
+from perfeq.fitting.regression.profile import WEIGHTINGS, manual_profile, save_profile
+from perfeq.fitting.regression.report import format_profile
+from perfeq.fitting.regression.runs import read_runs, select_build
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``fit``, ``machine-profile`` and ``predict`` to the ``perfeq`` command line."""
+    fit = subparsers.add_parser(
+        "fit",
+        help="fit machine costs from measured runs (runs CSV -> machine profile JSON)",
+        description="Fit machine costs beta in t = chi @ beta + e by multiple regression of the run times "
+        "in RUNS.csv on their counts, and write them with their uncertainty as a machine profile.",
+    )
+    fit.add_argument("runs", metavar="RUNS.csv", help="runs CSV (format perfeq-runs 1, see docs/runs-csv.md)")
+    fit.add_argument("-o", "--output", metavar="MACHINE.json", help="write the machine profile here")
+    fit.add_argument(
+        "--costs",
+        metavar="LIST",
+        help=f"comma-separated costs to fit, from {','.join(COSTS)} (default: every count column of the CSV)",
+    )
+    fit.add_argument(
+        "--weighting",
+        choices=WEIGHTINGS,
+        default="relative",
+        help="relative: least squares on relative errors, for times spanning orders of magnitude (default); "
+        "none: ordinary least squares",
+    )
+    fit.add_argument(
+        "--intercept", action="store_true", help=f"also fit '{INTERCEPT}', a fixed start-up time per run"
+    )
+    fit.add_argument(
+        "--drop-empty", action="store_true", help="leave out cost columns that are zero in every run"
+    )
+    fit.add_argument(
+        "--level", type=float, default=0.95, help="confidence level of the intervals (default 0.95)"
+    )
+    fit.add_argument("--build", metavar="NAME", help="fit the runs of this build configuration (needed when "
+                     "the file holds several, perfeq calibrate --build)")
+    fit.add_argument("--plots", metavar="DIR", help="write residual plots (PNG) into DIR")
+    fit.add_argument("--json", action="store_true", help="print the profile as JSON instead of the table")
+    fit.set_defaults(func=run_fit)
+
+    manual = subparsers.add_parser(
+        "machine-profile",
+        help="write a hand-written machine profile (e.g. from vendor figures)",
+        description="Write a machine profile from costs given by hand, in seconds per count. Predictions from "
+        "it carry no intervals.",
+    )
+    manual.add_argument(
+        "--manual",
+        nargs="+",
+        required=True,
+        metavar="COST=SECONDS",
+        help=f"costs in seconds per count, e.g. ops=1e-9 startup=5e-6 bytes=1e-9; names: {', '.join((*COSTS, INTERCEPT))}",
+    )
+    manual.add_argument(
+        "-o", "--output", metavar="MACHINE.json", help="write the profile here (default: print it)"
+    )
+    manual.add_argument("--host", default="", help="the machine the costs describe")
+    manual.set_defaults(func=run_machine_profile)
+
+    p = subparsers.add_parser(
+        "predict",
+        help="predict a program's time with intervals from its model and a machine profile",
+        description="t = chi * beta: the model's counts (slowest rank) at the given parameters, "
+        "priced by the machine profile, with confidence and prediction intervals and the share of "
+        "each cost and each block.",
+    )
+    p.add_argument("model", type=Path)
+    p.add_argument("assignments", nargs="+", metavar="NAME=VALUE", help="parameter values and P (and T)")
+    p.add_argument("--machine", type=Path, required=True, help="machine profile (perfeq fit or machine-profile)")
+    p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
+    p.add_argument("--level", type=float, default=0.95)
+    p.add_argument("--application", metavar="NAME",
+                   help="the program's name among the runs the machine was fitted on (default: the model's "
+                   "source file name); a program not among them gets the between-application error")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_predict)
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    costs = _cost_list(args.costs) if args.costs is not None else None
+    runs = select_build(read_runs(args.runs), args.build, str(args.runs))
+    profile = fit_machine(
+        runs,
+        costs,
+        weighting=args.weighting,
+        intercept=args.intercept,
+        drop_empty=args.drop_empty,
+        level=args.level,
+    )
+    if args.output:
+        save_profile(profile, args.output)
+    plots = write_residual_plots(profile, args.plots) if args.plots else ()
+    if args.json:
+        print(json.dumps(profile.to_dict(), indent=2))
+        for note in profile.warnings:
+            print(f"perfeq: warning: {note}", file=sys.stderr)
+        return 0
+    print(format_profile(profile))
+    _report_files(args.output, plots)
+    return 0
+
+
+def run_machine_profile(args: argparse.Namespace) -> int:
+    profile = manual_profile(_manual_values(args.manual), host=args.host)
+    if not args.output:
+        print(json.dumps(profile.to_dict(), indent=2))
+        return 0
+    save_profile(profile, args.output)
+    print(format_profile(profile))
+    _report_files(args.output, ())
+    return 0
+
+
+def _cost_list(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise UsageError(f"--costs '{text}': empty name; give e.g. --costs ops,startup,bytes")
+    return names
+
+
+def _manual_values(items: list[str]) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--manual '{item}': expected COST=SECONDS, e.g. startup=5e-6")
+        try:
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"--manual '{item}': '{text}' is not a number of seconds, e.g. 5e-6") from None
+        if name in values:
+            raise UsageError(f"--manual: cost '{name}' given twice")
+        values[name] = value
+    return values
+
+
+def _report_files(output: str | None, plots: tuple) -> None:
+    if output:
+        print(f"wrote {output}")
+    for path in plots:
+        print(f"wrote {path}")
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from perfeq.fitting.regression.predict import predict
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.fitting.regression.report import format_prediction
+    from perfeq.symbolic.commands import parse_assignments
+    from perfeq.symbolic.machine import Machine
+    from perfeq.symbolic.model import load_model
+
+    model = load_model(args.model)
+    profile = load_profile(args.machine)
+    values, procs, threads = parse_assignments(args.assignments)
+    model.require(*(cost for cost in profile.names if cost != "const"))
+    hardware = Machine.load(args.caches) if args.caches else Machine.detect()
+    counts = model.counts(values, procs, threads, hardware)
+    slowest = counts["slowest"]
+    rank = counts["slowest_rank"]
+    rows = model.item_counts(values, procs, threads, rank)
+    blocks = {}
+    for item, row in zip(model.items, rows, strict=True):
+        label = f"{item.label} [{item.context}]"
+        entry = blocks.setdefault(label, {})
+        for key, value in row.items():
+            if key in profile.names:
+                entry[key] = entry.get(key, 0.0) + value
+    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != "const"}
+    application = args.application or Path(model.program).stem
+    prediction = predict(profile, priced, blocks, level=args.level, application=application)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
+                          "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))
+        return 0
+    print(f"{model.program} at {', '.join(f'{k}={v:g}' for k, v in values.items())}, P={procs}, T={threads} "
+          f"(slowest rank {rank})")
+    print(format_prediction(prediction))
+    return 0

@@ -1,0 +1,296 @@
+"""Predicted run time from counts and a machine profile, with intervals and a breakdown by cost and block.
+
+Last step of the pipeline: counts chi(N, P) from the symbolic stage times the costs beta of a
+MachineProfile (profile.py).  ``perfeq predict`` will call :func:`predict` with the model's counts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from perfeq.errors import FitError
+from perfeq.fitting.costs import COSTS, INTERCEPT
+from perfeq.fitting.regression.profile import MachineProfile, error_text
+
+DOMINANT_SHARE = 0.10  # a cost is "dominant" when it makes up at least this share of the predicted time
+NO_INTERVALS = "no intervals: the profile's costs were given by hand (source 'manual'), not fitted"
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """Seconds a cost or a block adds to the predicted time, and its share of it in percent."""
+
+    name: str
+    seconds: float
+    percent: float
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A predicted run time with its uncertainty.
+
+    ``mean_interval`` is the confidence interval of the expected time (uncertainty of the costs only);
+    ``prediction_interval`` is where a single new run is expected to fall (adds the run-to-run error,
+    and for an application the fit never saw the between-application error ``between_app_sigma``;
+    ``prediction_note`` says which).  Both are None for a manual profile; ``intervals_note`` then
+    says why.
+    """
+
+    time_s: float
+    level: float
+    mean_interval: tuple[float, float] | None
+    prediction_interval: tuple[float, float] | None
+    mean_stderr: float | None
+    run_stderr: float | None
+    df_resid: int | None
+    contributions: tuple[Contribution, ...]
+    blocks: tuple[Contribution, ...] | None
+    extrapolation: str | None  # warning when dominant counts lie far beyond the calibration runs
+    warnings: tuple[str, ...]
+    intervals_note: str | None
+    profile_source: str
+    weighting: str | None
+    between_app_sigma: float | None = None  # added to the prediction interval (profile's sigma unit)
+    prediction_df: float | None = None  # degrees of freedom of the prediction interval's t quantile
+    prediction_note: str | None = None  # what the prediction interval holds
+
+    def to_dict(self) -> dict:
+        """JSON-ready form (tuples become lists)."""
+        return asdict(self)
+
+
+def predict(
+    profile: MachineProfile,
+    counts: Mapping[str, float],
+    blocks: Mapping[str, Mapping[str, float]] | None = None,
+    level: float = 0.95,
+    *,
+    extrapolation_factor: float = 10.0,
+    application: str | None = None,
+) -> Prediction:
+    """Predict the run time for ``counts`` on the machine described by ``profile``.
+
+    Parameters
+    ----------
+    profile : MachineProfile
+        Fitted (intervals available) or manual (point prediction only).
+    counts : mapping of str to float
+        Whole-program count per cost (``ops``, ``startup``, ...); every cost the profile prices must be
+        given.  ``const`` is implicit (one per run).  Counts for costs the profile lacks are ignored
+        with a warning when non-zero.
+    blocks : mapping of block name to counts, optional
+        Per-basic-block counts; each block's time is reported (missing counts in a block are 0).
+    level : float
+        Confidence level of both intervals (t distribution with the fit's residual degrees of freedom).
+    extrapolation_factor : float
+        Warn when a dominant count exceeds this multiple of its largest calibration value.
+    application : str, optional
+        Name of the program predicted.  Unless it is one of the applications the profile was fitted
+        on, it is a new application, and the prediction interval adds the profile's
+        between-application error (when the profile has one).
+
+    Returns
+    -------
+    Prediction
+
+    Notes
+    -----
+    With x the counts and C the covariance of the costs, Var(mean) = x' C x.  A single run adds the
+    fit's error variance: sigma^2 under ``none`` weighting; under ``relative`` weighting (WLS with
+    weights 1/t^2) the error variance of a run is sigma^2 t^2, so with the unknown t replaced by the
+    prediction, Var(run) = x' C x + sigma^2 t_hat^2 (sigma is then a relative error).
+
+    A new application carries a bias of its own that the fit's residuals do not show; the profile's
+    between-application error tau (estimated by leaving each calibration application out, see
+    ``fit.between_application_error``) adds tau^2 t_hat^2 (tau^2 under ``none``) to Var(run).  The t
+    quantile of the prediction interval then has Welch-Satterthwaite degrees of freedom
+    (a + c)^2 / (a^2 / df_resid + c^2 / df_tau), a = x' C x + sigma^2 t_hat^2 and c the added term,
+    since tau^2 rests on only as many applications as were fitted.  The confidence interval of the
+    mean is unchanged.
+    """
+    if not 0.0 < level < 1.0:
+        raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
+    notes = _unpriced(profile, counts, "counts")
+    x = count_vector(profile, counts)
+    beta = np.array([profile.costs[name].value for name in profile.names])
+    parts = beta * x
+    time_s = float(parts.sum())
+    contributions = tuple(
+        Contribution(name, float(seconds), _percent(seconds, time_s))
+        for name, seconds in zip(profile.names, parts, strict=True)
+    )
+    block_parts = None
+    if blocks is not None:
+        block_parts = _blocks(profile, blocks, time_s, notes)
+    if time_s <= 0:
+        notes.append(
+            f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts"
+        )
+    mean_se = run_se = mean_interval = prediction_interval = tau = run_df = kind = None
+    note = NO_INTERVALS
+    if profile.has_intervals:
+        note = None
+        names = profile.names
+        cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
+        mean_var = max(float(x @ cov @ x), 0.0)
+        unit = time_s**2 if profile.weighting == "relative" else 1.0
+        within = mean_var + profile.sigma**2 * unit
+        tau, kind = _between_app(profile, application)
+        added = 0.0 if tau is None else tau**2 * unit
+        mean_se, run_se = math.sqrt(mean_var), math.sqrt(within + added)
+        q = float(stats.t.ppf(0.5 + level / 2.0, profile.df_resid))
+        run_df = float(profile.df_resid)
+        if added > 0:
+            run_df = (within + added) ** 2 / (
+                within**2 / profile.df_resid + added**2 / profile.between_app.df
+            )
+        q_run = float(stats.t.ppf(0.5 + level / 2.0, run_df))
+        if profile.weighting == "relative" and time_s > 0:
+            # a relative error model is multiplicative: the interval is symmetric in log t, so it
+            # agrees with t (1 +- q s) to first order and never reaches below zero
+            mean_interval = _log_interval(time_s, q * mean_se / time_s)
+            prediction_interval = _log_interval(time_s, q_run * run_se / time_s)
+        else:
+            mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
+            prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
+    return Prediction(
+        time_s=time_s,
+        level=level,
+        mean_interval=mean_interval,
+        prediction_interval=prediction_interval,
+        mean_stderr=mean_se,
+        run_stderr=run_se,
+        df_resid=profile.df_resid if profile.has_intervals else None,
+        contributions=contributions,
+        blocks=block_parts,
+        extrapolation=_extrapolation(
+            profile, dict(zip(profile.names, x, strict=True)), contributions, time_s, extrapolation_factor
+        ),
+        warnings=tuple(notes),
+        intervals_note=note,
+        profile_source=profile.source,
+        weighting=profile.weighting,
+        between_app_sigma=tau,
+        prediction_df=run_df,
+        prediction_note=kind,
+    )
+
+
+def _between_app(profile: MachineProfile, application: str | None) -> tuple[float | None, str]:
+    """The between-application error to add (None: none) and a sentence saying what the interval holds."""
+    between = profile.between_app
+    if application is not None and application in profile.apps:
+        return None, (
+            f"'{application}' is one of the fitted applications: the prediction interval holds the fit's "
+            "own error only"
+        )
+    if between is None:
+        return None, (
+            "the profile has no between-application error (fitted on one application, or written by an "
+            "older perfeq): for a program the fit never saw, the prediction interval holds the fit's own "
+            "error only and is likely too narrow"
+        )
+    return between.sigma, (
+        "for an application the fit never saw: includes a between-application error of "
+        f"{error_text(between.sigma, profile.weighting)} "
+        f"(estimated by leaving each of {len(between.app_bias)} calibration applications out in turn)"
+    )
+
+
+def _log_interval(time_s: float, half_width: float) -> tuple[float, float]:
+    """``time_s`` times exp(-h) and exp(h): the interval of a relative (log-scale) error."""
+    return time_s * math.exp(-half_width), time_s * math.exp(half_width)
+
+
+def count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
+    """The counts in the order of ``profile.names``, ``const`` counted once (FitError when one is missing)."""
+    values = []
+    for name in profile.names:
+        if name == INTERCEPT:
+            value = counts.get(INTERCEPT, 1.0)
+            if value != 1.0:
+                raise FitError(
+                    f"count for '{INTERCEPT}' is {value}; the start-up term counts once per run (1)"
+                )
+        elif name not in counts:
+            raise FitError(
+                f"no '{name}' count, but the machine profile prices it; give counts for {', '.join(profile.names)}"
+            )
+        else:
+            value = _check_count(name, counts[name], "counts")
+        values.append(float(value))
+    return np.array(values)
+
+
+def _check_count(name: str, value: float, where: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.number))
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise FitError(f"{where}: '{name}' is {value!r}; a count is a finite number >= 0")
+    return float(value)
+
+
+def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) -> list[str]:
+    notes = []
+    for name, value in counts.items():
+        if name not in (*COSTS, INTERCEPT):
+            raise FitError(f"{where}: unknown count '{name}'; accepted: {', '.join(COSTS)}")
+        if name not in profile.costs and _check_count(name, value, where) > 0:
+            notes.append(
+                f"{where}: '{name}' ({value:.3g}) is left out: the machine profile has no '{name}' cost"
+            )
+    return notes
+
+
+def _blocks(
+    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str]
+) -> tuple[Contribution, ...]:
+    result = []
+    for block, block_counts in blocks.items():
+        notes.extend(_unpriced(profile, block_counts, f"block '{block}'"))
+        seconds = sum(
+            profile.costs[name].value * _check_count(name, block_counts.get(name, 0.0), f"block '{block}'")
+            for name in profile.names
+            if name != INTERCEPT
+        )
+        result.append(Contribution(block, float(seconds), _percent(seconds, time_s)))
+    counted = time_s - (profile.costs[INTERCEPT].value if INTERCEPT in profile.costs else 0.0)
+    covered = sum(part.seconds for part in result)
+    if counted > 0 and abs(covered - counted) > 0.01 * counted:
+        notes.append(f"the blocks account for {100 * covered / counted:.1f} % of the counted time, not 100 %")
+    return tuple(result)
+
+
+def _extrapolation(
+    profile: MachineProfile,
+    counts: Mapping[str, float],
+    contributions: tuple[Contribution, ...],
+    time_s: float,
+    factor: float,
+) -> str | None:
+    if not profile.calibration_range or time_s <= 0:
+        return None
+    findings = []
+    for part in contributions:
+        if part.name not in profile.calibration_range or abs(part.seconds) < DOMINANT_SHARE * time_s:
+            continue
+        count, largest = counts[part.name], profile.calibration_range[part.name][1]
+        if count > factor * largest:
+            findings.append(
+                f"'{part.name}' count {count:.3g} is {count / largest:.0f}x the largest in the calibration runs ({largest:.3g})"
+            )
+    if not findings:
+        return None
+    return "extrapolation: " + "; ".join(findings) + "; the fitted costs may not hold that far out"
+
+
+def _percent(seconds: float, total: float) -> float:
+    return float(100.0 * seconds / total) if total > 0 else 0.0

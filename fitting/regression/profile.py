@@ -1,0 +1,310 @@
+"""The machine profile (format ``perfeq-machine`` version 1): fitted or hand-written machine costs.
+
+Output of ``perfeq fit`` / ``perfeq machine-profile`` and input of predictions.  Plain data in a
+versioned JSON file, written via temp file + rename; see docs/machine-profile.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any
+
+from perfeq.errors import FitError
+from perfeq.files import write_atomic
+from perfeq.fitting.costs import COSTS, INTERCEPT, canonical_order
+
+FORMAT = "perfeq-machine"
+VERSION = 1
+WEIGHTINGS = ("relative", "none")
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """One machine cost in seconds per count; the statistics are None in a manual profile."""
+
+    value: float
+    stderr: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None  # two-sided t test of "this cost is zero"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A calibration run as the fit saw it: what ran, measured and fitted time, standardized residual."""
+
+    app: str
+    params: str
+    procs: int
+    threads: int
+    rep: int
+    time_s: float
+    fitted_s: float
+    std_resid: float  # internally studentized residual (dimensionless)
+
+
+def error_text(value: float, weighting: str | None, sign: bool = False) -> str:
+    """An error in a profile's unit: percent of the run time under ``relative`` weighting, else
+    seconds (``sign``: with + for positive values)."""
+    spec = "+.3g" if sign else ".3g"
+    return f"{100 * value:{spec}} %" if weighting == "relative" else f"{value:{spec}} s"
+
+
+@dataclass(frozen=True)
+class BetweenApp:
+    """The error of a prediction for an application the fit never saw, beyond the fit's own intervals.
+
+    Each calibration application is predicted from a fit on the others (leave one application out);
+    its mean held-out error is its bias.  ``sigma`` is the standard deviation of that bias which the
+    fit's covariance and run-to-run error do not already account for (same unit as the profile's
+    ``sigma``: relative under ``relative`` weighting, seconds under ``none``), estimated from
+    ``df`` applications.  ``app_bias`` is each application's mean held-out error in that unit.
+    """
+
+    sigma: float
+    df: int
+    app_bias: Mapping[str, float]
+    method: str = "leave-one-application-out"
+
+
+@dataclass(frozen=True)
+class MachineProfile:
+    """Machine costs for one machine, with their uncertainty when they were fitted.
+
+    ``sigma`` is the residual standard error: a relative error (e.g. 0.03 = 3 %) under ``relative``
+    weighting, seconds under ``none``.  ``covariance`` is the covariance of the cost estimates in
+    s^2 per count^2, labelled by cost names.  A ``manual`` profile has values only.
+    """
+
+    costs: Mapping[str, CostEstimate]  # in the project's cost order, "const" last
+    source: str  # "fit" or "manual"
+    host: str = ""
+    created: str = ""
+    level: float = 0.95  # confidence level of ci_low/ci_high
+    weighting: str | None = None
+    covariance: Mapping[str, Mapping[str, float]] | None = None
+    df_resid: int | None = None
+    sigma: float | None = None
+    rsquared: float | None = None
+    rsquared_kind: str | None = None  # "uncentered" without const, "centered" with it
+    condition_number: float | None = None
+    vif: Mapping[str, float] | None = None
+    n_runs: int | None = None
+    runs: tuple[RunSummary, ...] = ()
+    calibration_range: Mapping[str, tuple[float, float]] | None = None  # min, max count per cost
+    warnings: tuple[str, ...] = field(default=())
+    between_app: BetweenApp | None = None  # None: one application, or not estimated
+
+    @property
+    def apps(self) -> frozenset[str]:
+        """The applications whose runs were fitted."""
+        return frozenset(run.app for run in self.runs)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.costs)
+
+    @property
+    def values(self) -> dict[str, float]:
+        return {name: estimate.value for name, estimate in self.costs.items()}
+
+    @property
+    def has_intervals(self) -> bool:
+        """True when the profile carries the statistics needed for confidence and prediction intervals."""
+        return self.covariance is not None and self.sigma is not None and bool(self.df_resid)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "source": self.source}
+        data["host"], data["created"] = self.host, self.created
+        data["costs"] = {
+            name: {key: value for key, value in asdict(estimate).items() if value is not None}
+            for name, estimate in self.costs.items()
+        }
+        if self.source == "manual":
+            if self.warnings:
+                data["warnings"] = list(self.warnings)
+            return data
+        data.update(
+            level=self.level,
+            weighting=self.weighting,
+            covariance={row: dict(cols) for row, cols in (self.covariance or {}).items()},
+            df_resid=self.df_resid,
+            sigma=self.sigma,
+            rsquared=self.rsquared,
+            rsquared_kind=self.rsquared_kind,
+            condition_number=self.condition_number,
+            vif=dict(self.vif or {}),
+            n_runs=self.n_runs,
+            runs=[asdict(run) for run in self.runs],
+            calibration_range={name: list(bounds) for name, bounds in (self.calibration_range or {}).items()},
+            warnings=list(self.warnings),
+        )
+        if self.between_app is not None:
+            data["between_app"] = {**asdict(self.between_app), "app_bias": dict(self.between_app.app_bias)}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "machine profile") -> MachineProfile:
+        """Validate and build a profile from its JSON form; FitError naming the bad field."""
+        return _from_dict(data, where)
+
+
+def manual_profile(values: Mapping[str, float], host: str = "") -> MachineProfile:
+    """A hand-written profile (e.g. vendor figures): costs in seconds per count, no statistics."""
+    for name, value in values.items():
+        _check_cost_name(name, "manual costs")
+        if not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise FitError(f"cost {name}={value!r} is not a number >= 0 (seconds per count)")
+    if not values:
+        raise FitError(f"no costs given; name some of {', '.join((*COSTS, INTERCEPT))}")
+    costs = {name: CostEstimate(float(values[name])) for name in canonical_order(list(values))}
+    return MachineProfile(costs=costs, source="manual", host=host, created=now_iso())
+
+
+def save_profile(profile: MachineProfile, path: str | os.PathLike[str]) -> None:
+    """Write ``profile`` as JSON via a temp file and os.replace (never half-written)."""
+    write_atomic(path, json.dumps(profile.to_dict(), indent=2) + "\n")
+
+
+def load_profile(path: str | os.PathLike[str]) -> MachineProfile:
+    """Read and validate a machine profile JSON; FitError naming the file and the bad field."""
+    where = str(path)
+    with open(path, encoding="utf-8") as handle:
+        try:
+            data = json.load(handle)
+        except json.JSONDecodeError as exc:
+            raise FitError(
+                f"not valid JSON: {exc.msg}", location=f"{where}:{exc.lineno}:{exc.colno}"
+            ) from None
+    return _from_dict(data, where)
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
+    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
+        raise FitError(f"not a machine profile: 'format' must be \"{FORMAT}\"", location=where)
+    if data.get("version") != VERSION:
+        raise FitError(
+            f"version {data.get('version')!r} is not supported; this perfeq reads {VERSION}", location=where
+        )
+    source = data.get("source")
+    if source not in ("fit", "manual"):
+        raise FitError(f'\'source\' is {source!r}; expected "fit" or "manual"', location=where)
+    raw_costs = _get(data, "costs", Mapping, where)
+    if not raw_costs:
+        raise FitError("'costs' is empty", location=where)
+    costs = {}
+    for name in raw_costs:
+        _check_cost_name(name, f"{where}: 'costs'")
+    for name in canonical_order(list(raw_costs)):
+        entry = _get(raw_costs, name, Mapping, f"{where}: costs")
+        costs[name] = CostEstimate(
+            value=_number(entry, "value", f"{where}: costs.{name}"),
+            **{
+                key: _number(entry, key, f"{where}: costs.{name}", optional=True)
+                for key in ("stderr", "ci_low", "ci_high", "p_value")
+            },
+        )
+    common = dict(
+        costs=costs,
+        source=source,
+        host=str(data.get("host", "")),
+        created=str(data.get("created", "")),
+        warnings=tuple(str(text) for text in data.get("warnings", ())),
+    )
+    if source == "manual":
+        return MachineProfile(**common)
+    weighting = data.get("weighting")
+    if weighting not in WEIGHTINGS:
+        raise FitError(
+            f"'weighting' is {weighting!r}; expected one of {', '.join(WEIGHTINGS)}", location=where
+        )
+    covariance = _get(data, "covariance", Mapping, where)
+    for row in costs:
+        cols = _get(covariance, row, Mapping, f"{where}: covariance")
+        for col in costs:
+            _number(cols, col, f"{where}: covariance.{row}")
+    df_resid = data.get("df_resid")
+    if not isinstance(df_resid, int) or df_resid < 1:
+        raise FitError(f"'df_resid' is {df_resid!r}; expected an integer >= 1", location=where)
+    runs = tuple(
+        _run_summary(run, f"{where}: runs[{i}]") for i, run in enumerate(_get(data, "runs", list, where))
+    )
+    ranges = {
+        name: (float(low), float(high)) for name, (low, high) in data.get("calibration_range", {}).items()
+    }
+    return MachineProfile(
+        **common,
+        level=_number(data, "level", where),
+        weighting=weighting,
+        covariance={row: {col: float(covariance[row][col]) for col in costs} for row in costs},
+        df_resid=df_resid,
+        sigma=_number(data, "sigma", where),
+        rsquared=_number(data, "rsquared", where, optional=True),
+        rsquared_kind=data.get("rsquared_kind"),
+        condition_number=_number(data, "condition_number", where, optional=True),
+        vif={name: float(value) for name, value in data.get("vif", {}).items()},
+        n_runs=data.get("n_runs"),
+        runs=runs,
+        calibration_range=ranges,
+        between_app=_between_app(data.get("between_app"), f"{where}: between_app"),
+    )
+
+
+def _between_app(entry: Any, where: str) -> BetweenApp | None:
+    if entry is None:
+        return None
+    if not isinstance(entry, Mapping):
+        raise FitError("expected a mapping with sigma, df, app_bias and method", location=where)
+    sigma = _number(entry, "sigma", where)
+    df = entry.get("df")
+    if not isinstance(df, int) or isinstance(df, bool) or df < 1 or sigma < 0:
+        raise FitError(
+            f"'df' is {df!r} and 'sigma' {sigma!r}; expected an integer >= 1 and sigma >= 0", location=where
+        )
+    bias = _get(entry, "app_bias", Mapping, where)
+    return BetweenApp(
+        sigma=sigma,
+        df=df,
+        app_bias={str(app): _number(bias, app, f"{where}: app_bias") for app in bias},
+        method=str(entry.get("method", "leave-one-application-out")),
+    )
+
+
+def _run_summary(entry: Any, where: str) -> RunSummary:
+    names = [item.name for item in fields(RunSummary)]
+    if not isinstance(entry, Mapping) or sorted(entry) != sorted(names):
+        raise FitError(f"expected a mapping with keys {', '.join(names)}", location=where)
+    try:
+        return RunSummary(**entry)
+    except TypeError as exc:
+        raise FitError(str(exc), location=where) from None
+
+
+def _check_cost_name(name: str, where: str) -> None:
+    if name not in (*COSTS, INTERCEPT):
+        raise FitError(f"{where}: unknown cost '{name}'; accepted: {', '.join((*COSTS, INTERCEPT))}")
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise FitError(f"'{key}' is missing or not a {'list' if kind is list else 'mapping'}", location=where)
+    return value
+
+
+def _number(data: Mapping[str, Any], key: str, where: str, optional: bool = False) -> float | None:
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise FitError(f"'{key}' is {value!r}; expected a finite number", location=where)
+    return float(value)

@@ -1,0 +1,111 @@
+"""Plain-text tables of a machine profile and of a prediction, in readable units (ns/op, us/message).
+
+The printing end of the fitting stage: formats data from profile.py and predict.py, computes nothing.
+"""
+
+from __future__ import annotations
+
+from perfeq.fitting.costs import cost_spec
+from perfeq.fitting.regression.predict import Prediction
+from perfeq.fitting.regression.profile import MachineProfile, error_text
+
+
+def format_profile(profile: MachineProfile) -> str:
+    """The costs table with fit quality and warnings, as printed by ``perfeq fit``."""
+    lines = []
+    if profile.source == "manual":
+        lines.append(f"machine costs (manual profile{_host(profile)})")
+        lines.append(f"{'cost':<8} {'value':>12}  unit")
+        for name, estimate in profile.costs.items():
+            spec = cost_spec(name)
+            lines.append(f"{name:<8} {_scaled(estimate.value, spec.unit_seconds):>12}  {spec.display_unit}")
+        lines.append("no statistics: predictions from this profile carry no intervals")
+    else:
+        percent = round(100 * profile.level)
+        method = (
+            "weighted least squares, weights 1/t^2"
+            if profile.weighting == "relative"
+            else "ordinary least squares"
+        )
+        lines.append(
+            f"machine costs ({method}; {profile.n_runs} runs, {profile.df_resid} residual df{_host(profile)})"
+        )
+        ci_title = f"{percent}% CI"
+        lines.append(
+            f"{'cost':<8} {'value':>10} {'unit':<14} {'stderr':>10} {ci_title:>23} {'p-value':>9} {'VIF':>7}"
+        )
+        for name, est in profile.costs.items():
+            spec = cost_spec(name)
+            unit = spec.unit_seconds
+            interval = f"[{_scaled(est.ci_low, unit)}, {_scaled(est.ci_high, unit)}]"
+            vif = (profile.vif or {}).get(name)
+            lines.append(
+                f"{name:<8} {_scaled(est.value, unit):>10} {spec.display_unit:<14} {_scaled(est.stderr, unit):>10} "
+                f"{interval:>23} {_p_value(est.p_value):>9} {'' if vif is None else f'{vif:.3g}':>7}"
+            )
+        lines.append(
+            f"R^2 ({profile.rsquared_kind}) {profile.rsquared:.6g}   sigma {_sigma(profile)}   "
+            f"condition number {profile.condition_number:.3g}"
+        )
+        between = profile.between_app
+        if between is not None:
+            biases = ", ".join(f"{app} {error_text(bias, profile.weighting, sign=True)}"
+                               for app, bias in between.app_bias.items())
+            lines.append(
+                f"between-application error {error_text(between.sigma, profile.weighting)} ({len(between.app_bias)} "
+                f"applications, each predicted from a fit on the others; mean error {biases}; "
+                f"{between.df} df): added to prediction intervals for applications the fit never saw"
+            )
+    lines.extend(_warnings(profile.warnings))
+    return "\n".join(lines)
+
+
+def format_prediction(prediction: Prediction) -> str:
+    """The predicted time, its intervals and the breakdown by cost (and block), one item a line."""
+    percent = round(100 * prediction.level)
+    lines = [f"predicted time {prediction.time_s:.4g} s"]
+    if prediction.mean_interval and prediction.prediction_interval:
+        low, high = prediction.mean_interval
+        lines.append(f"  {percent}% confidence interval of the mean  [{low:.4g}, {high:.4g}] s")
+        low, high = prediction.prediction_interval
+        lines.append(f"  {percent}% prediction interval of one run   [{low:.4g}, {high:.4g}] s")
+        if prediction.prediction_note:
+            lines.append(f"    ({prediction.prediction_note})")
+    else:
+        lines.append(f"  {prediction.intervals_note}")
+    lines.append("by cost:")
+    lines.extend(
+        f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %"
+        for part in prediction.contributions
+    )
+    if prediction.blocks is not None:
+        lines.append("by block:")
+        lines.extend(
+            f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %" for part in prediction.blocks
+        )
+    notes = ([prediction.extrapolation] if prediction.extrapolation else []) + list(prediction.warnings)
+    lines.extend(_warnings(tuple(notes)))
+    return "\n".join(lines)
+
+
+def _scaled(value: float | None, unit_seconds: float) -> str:
+    return "-" if value is None else f"{value / unit_seconds:.4g}"
+
+
+def _p_value(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<1e-16" if value < 1e-16 else f"{value:.2g}"
+
+
+def _sigma(profile: MachineProfile) -> str:
+    text = error_text(profile.sigma, profile.weighting)
+    return f"{text} of run time (relative)" if profile.weighting == "relative" else text
+
+
+def _host(profile: MachineProfile) -> str:
+    return f"; host {profile.host}" if profile.host else ""
+
+
+def _warnings(notes: tuple[str, ...]) -> list[str]:
+    return [f"warning: {note}" for note in notes]

@@ -1,0 +1,170 @@
+"""The workflows' subcommands: ``perfeq calibrate`` (the measurement campaign, paper section 3.3) and
+``perfeq tour`` (the whole pipeline on the bundled examples).
+
+Registered by perfeq/cli.py; handlers return the exit status and raise perfeq errors for the CLI to print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import tempfile
+from pathlib import Path
+
+from perfeq.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from perfeq.workflows.calibrate import ORDERS
+
+    c = subparsers.add_parser(
+        "calibrate",
+        help="time the calibration applications at several sizes and process counts (runs CSV)",
+        description="Measurement campaign: model each application from one small instrumented run, "
+        "time the plain program at each calibration point, and store its predicted counts beside "
+        "its time. Rerunning skips points already in the output.",
+    )
+    c.add_argument("--apps", type=Path, help="folder with catalog.json and the C sources (default: bundled)")
+    c.add_argument("--only", help="comma-separated application names")
+    c.add_argument("--all", action="store_true",
+                   help="also applications the catalog marks as not fit for calibration (poorly modeled)")
+    c.add_argument("--procs", default="1,2", help="process counts, e.g. 1,2,4 (default 1,2)")
+    c.add_argument("--reps", type=int, default=3, help="repetitions per point (default 3)")
+    c.add_argument("--order", choices=ORDERS, default="shuffled",
+                   help="run order: shuffled (default; a machine's slow drifts spread over all applications) "
+                   "or grouped (application by application)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the shuffled order (default 0)")
+    c.add_argument("--build", action="append", metavar="NAME=FLAGS", dest="builds",
+                   help="time every point once per build configuration: FLAGS replace -O2 "
+                   "(e.g. --build O0=-O0 --build O3='-O3 -march=native'); NAME goes into the runs' build column")
+    c.add_argument("--launcher", help="launch template, default 'mpiexec -n {P} {cmd}' (Slurm: 'srun -n {P} {cmd}'); "
+                   "its words are passed as they are, not expanded by a shell (also in a --slurm script)")
+    c.add_argument("--workdir", type=Path, help="where binaries, traces and models go (default: a temp folder; with --slurm, SCRIPT.d, "
+                   "since the script runs the binaries later)")
+    c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
+    c.add_argument("--import-times", type=Path, metavar="CSV", help="read times measured by a --slurm script")
+    c.add_argument("-o", "--output", type=Path, required=True, help="runs CSV (appended to; resumable)")
+    c.set_defaults(func=run_calibrate)
+
+    t = subparsers.add_parser(
+        "tour",
+        help="run the whole pipeline on the bundled examples (instrument, model, calibrate, predict)",
+        description="The tour: instrument an example, run it small, model it, calibrate this machine "
+        "on the other examples, check a prediction against a real run, predict at a much larger "
+        "size with intervals, and plot the sensitivity to message startup. Resumable.",
+    )
+    t.add_argument("-o", "--output", type=Path, default=Path("tour"), help="output folder (default tour/)")
+    t.add_argument("--example", default="gauss", help="the example to predict (default gauss)")
+    t.add_argument("--reps", type=int, default=2, help="calibration repetitions (default 2)")
+    t.add_argument("--procs", default="1,2", help="calibration process counts (default 1,2)")
+    t.set_defaults(func=_tour)
+
+
+def _examples(args: argparse.Namespace):
+    from perfeq.examples.catalog import load_catalog
+
+    examples = load_catalog(args.apps)
+    if args.only:
+        names = set(args.only.split(","))
+        unknown = names - {e.name for e in examples}
+        if unknown:
+            raise UsageError(f"--only: no application named {', '.join(sorted(unknown))}")
+        examples = [e for e in examples if e.name in names]
+    elif not getattr(args, "all", False):
+        for e in examples:
+            if not e.calibrate:
+                print(f"calibrate: leaving out {e.name}: {e.calibrate_note} (--all includes it)", file=sys.stderr)
+        examples = [e for e in examples if e.calibrate]
+    return examples
+
+
+def _builds(texts: list[str] | None) -> dict[str, tuple[str, ...]] | None:
+    """``["O0=-O0", "O3=-O3 -funroll-loops"]`` -> ``{"O0": ("-O0",), "O3": ("-O3", "-funroll-loops")}``."""
+    import re
+    import shlex
+
+    if not texts:
+        return None
+    builds: dict[str, tuple[str, ...]] = {}
+    for text in texts:
+        name, sep, flags = text.partition("=")
+        name = name.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]*", name):
+            raise UsageError(f"--build {text}: expected NAME=FLAGS with a name of letters, digits, _ . + -, "
+                             "e.g. --build O3=-O3")
+        if name in builds:
+            raise UsageError(f"--build {name} is given twice")
+        try:
+            builds[name] = tuple(shlex.split(flags))
+        except ValueError as exc:
+            raise UsageError(f"--build {text}: {exc}") from None
+    return builds
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from perfeq.workflows.calibrate import parse_procs, plan, run_campaign, write_slurm_script
+
+    examples = _examples(args)
+    procs = parse_procs(args.procs)
+    builds = _builds(args.builds)
+    if args.reps < 1:
+        raise UsageError("--reps must be at least 1")
+    if builds and (args.slurm or args.import_times):
+        raise UsageError("--build works with campaigns run here; --slurm and --import-times take the default build")
+    with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
+        workdir = args.workdir or Path(tmp)
+        if args.slurm:
+            from perfeq.workflows.pipeline import build_plain
+
+            # the script runs the binaries after perfeq has exited: they cannot live in a temp folder
+            workdir = (args.workdir or Path(f"{args.slurm}.d")).resolve()
+            binaries = {e.name: build_plain(e, workdir / "plain") for e in examples}
+            write_slurm_script(plan(examples, procs, args.reps, order=args.order, seed=args.seed), binaries, args.slurm,
+                               args.output.with_suffix(".times.csv"), args.launcher or "srun -n {P} {cmd}")
+            print(f"wrote {args.slurm}: sbatch it, then perfeq calibrate --import-times "
+                  f"{args.output.with_suffix('.times.csv')} -o {args.output}", file=sys.stderr)
+            return 0
+        if args.import_times:
+            return _import_times(args, examples, workdir)
+        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds,
+                            order=args.order, seed=args.seed)
+    print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
+    return 0
+
+
+def _import_times(args, examples, workdir: Path) -> int:
+    from datetime import datetime, timezone
+
+    from perfeq.fitting.regression.runs import Run, append_runs
+    from perfeq.symbolic.machine import Machine
+    from perfeq.workflows.calibrate import example_model, run_counts
+
+    by_name = {e.name: e for e in examples}
+    machine = Machine.detect()
+    models = {}
+    runs = []
+    with open(args.import_times, newline="") as handle:
+        for lineno, row in enumerate(csv.reader(handle), start=1):
+            if len(row) != 5 or row[0] not in by_name:
+                raise UsageError(f"{args.import_times}:{lineno}: expected app,params,procs,rep,seconds")
+            app, params, procs, rep, seconds = row
+            try:
+                procs, rep, seconds = int(procs), int(rep), float(seconds)
+            except ValueError:
+                raise UsageError(f"{args.import_times}:{lineno}: expected app,params,procs,rep,seconds "
+                                 "with whole procs and rep and seconds a number") from None
+            if app not in models:
+                models[app] = example_model(by_name[app], workdir)
+            runs.append(Run(app, params, procs, seconds, run_counts(models[app], params, procs, 1, machine),
+                            rep=rep, host=machine.name,
+                            timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds")))
+    append_runs(args.output, runs)
+    print(f"calibrate: imported {len(runs)} runs into {args.output}", file=sys.stderr)
+    return 0
+
+
+def _tour(args: argparse.Namespace) -> int:
+    from perfeq.workflows.tour import run_tour
+
+    return run_tour(args)

@@ -1,0 +1,107 @@
+"""The machine description: cache sizes, line, page and memory (format ``perfeq-machine-description``).
+
+Part of perfeq stage 3 (symbolic/): what the architectural linearization (symbolic/linearize.py)
+needs to turn loop-nest footprints into cache misses and page faults.  Detected from Linux sysfs
+or read from a JSON or YAML file written by ``perfeq machine`` (docs/machine-description.md).
+Not the machine profile (fitting's costs per operation, ``perfeq-machine``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from perfeq.errors import UsageError
+
+WORD = 8  # bytes per access: loads and stores are taken as 8-byte words
+FORMAT = "perfeq-machine-description"
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    l1_bytes: int
+    l2_bytes: int  # the last-level cache
+    line_bytes: int
+    page_bytes: int
+    memory_bytes: int
+
+    def to_json(self) -> str:
+        return json.dumps({"format": FORMAT, "version": 1, **asdict(self)}, indent=1) + "\n"
+
+    def to_yaml(self) -> str:
+        import yaml
+
+        header = "# perfeq machine description: caches, line, page and memory in bytes (edit for another machine)\n"
+        return header + yaml.safe_dump({"format": FORMAT, "version": 1, **asdict(self)}, sort_keys=False)
+
+    def to_text(self, path: str | Path | None = None) -> str:
+        """JSON, or YAML when ``path`` ends in .yaml or .yml."""
+        return self.to_yaml() if path and Path(path).suffix.lower() in (".yaml", ".yml") else self.to_json()
+
+    @classmethod
+    def load(cls, path: str | Path) -> Machine:
+        """Read a description written by ``perfeq machine -o`` (JSON or YAML), or by hand."""
+        import yaml
+
+        try:
+            text = Path(path).read_text()
+            data = json.loads(text) if Path(path).suffix.lower() == ".json" else yaml.safe_load(text)
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read the machine description: {exc.strerror}") from None
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+            raise UsageError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise UsageError(f"{path}: not a perfeq machine description (format: {FORMAT})")
+        if data.get("version") != 1:
+            raise UsageError(f"{path}: machine description version {data.get('version')!r} is not supported (1)")
+        fields: dict[str, Any] = {"name": str(data.get("name") or Path(path).stem)}
+        for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes"):
+            value = data.get(key)
+            if isinstance(value, str):
+                try:
+                    value = _bytes(value)
+                except ValueError:
+                    pass
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise UsageError(f"{path}: '{key}' must be a positive number of bytes (e.g. 32768 or 32K), "
+                                 f"got {value!r}")
+            fields[key] = value
+        return cls(**fields)
+
+    @classmethod
+    def detect(cls) -> Machine:
+        """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
+        caches = {}
+        line = 64
+        base = Path("/sys/devices/system/cpu/cpu0/cache")
+        for index in sorted(base.glob("index*")) if base.exists() else []:
+            try:
+                level = int((index / "level").read_text())
+                kind = (index / "type").read_text().strip()
+                size = _bytes((index / "size").read_text().strip())
+                line = int((index / "coherency_line_size").read_text())
+            except (OSError, ValueError):
+                continue
+            if kind in ("Data", "Unified"):
+                caches[level] = size
+        page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
+        l1 = caches.get(1, 32 << 10)
+        llc = caches[max(caches)] if caches else 8 << 20
+        return cls(platform.node() or "this machine", l1, llc, line, page, memory)
+
+
+def _bytes(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text[-1:].upper() in units:
+        return int(float(text[:-1]) * units[text[-1:].upper()])
+    return int(text)
