@@ -7,12 +7,12 @@ benchmarks; it knows nothing of the pipeline's stages.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from perfeq.errors import UsageError
+from perfeq.files import read_json_document
 
 __all__ = ["Example", "examples_dir", "find_example", "load_catalog"]
 
@@ -53,16 +53,11 @@ def examples_dir() -> Path:
 def load_catalog(folder: Path | None = None) -> list[Example]:
     folder = Path(folder) if folder else examples_dir()
     path = folder / "catalog.json"
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no catalog.json in the examples folder") from None
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if data.get("format") != "perfeq-examples" or data.get("version") != 1:
-        raise UsageError(f"{path}: not a perfeq-examples version 1 catalog")
-    return [Example(e["name"], folder / e["source"], bool(e.get("openmp")), tuple(e["params"]),
-                    e.get("description", ""), bool(e.get("calibrate", True)), e.get("calibrate_note", ""))
+    data = read_json_document(path, "perfeq-examples", 1, what="perfeq-examples catalog",
+                              missing="no catalog.json in the examples folder")
+    return [Example(name=e["name"], source=folder / e["source"], openmp=bool(e.get("openmp")),
+                    params=tuple(e["params"]), description=e.get("description", ""),
+                    calibrate=bool(e.get("calibrate", True)), calibrate_note=e.get("calibrate_note", ""))
             for e in data["examples"]]
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from perfeq.errors import RunError, UsageError
-from perfeq.runtime.trace import IncompleteTraceWarning, MergeResult, merge_rank_traces
+from perfeq.runtime.merge import MergeResult, merge_rank_traces
+from perfeq.runtime.trace import IncompleteTraceWarning
 from perfeq.toolchain import mpi_env
 
 # Launchers whose arguments precede the program (used to name the default trace).

@@ -1,9 +1,10 @@
-"""The perfeq trace: format "perfeq-trace" version 1 (JSON Lines), its reader and the rank merger.
+"""The perfeq trace: format "perfeq-trace" version 1 (JSON Lines), its records and its reader.
 
-Part of perfeq stage 2 (runtime/).  The C runtime writes one trace per rank (``perfeq_rt.c``);
-``perfeq run`` merges them into one trace with :func:`merge_rank_traces`; :func:`read_trace` reads
-either kind into plain data (:class:`Trace`) for the call graph and the counts.  The format is
-documented field by field in ``docs/trace.md``.
+Part of perfeq stage 2 (runtime/).  The C runtime writes one trace per rank (``c/perfeq_rt.c``);
+``perfeq run`` merges them into one trace (runtime/merge.py); :func:`read_trace` reads either kind
+into plain data (:class:`Trace`) for the call graph and the counts.  The format is documented field
+by field in ``docs/trace.md``.  Kept whole (about 450 lines): the record classes, the field schema
+and the reader that checks it are one format and change together.
 
 Errors in a trace raise :class:`~perfeq.errors.TraceError` with ``file:line:``; a trace without
 footer (the program crashed) is read with a one-line warning and marked incomplete.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -440,120 +441,6 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
                       IncompleteTraceWarning, stacklevel=2)
     return Trace(path=Path(path), header=builder.header, ranks=builder.ranks, footer=builder.footer,
                  merged=builder.merged)
-
-
-# ---- merging the ranks' traces ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MergeResult:
-    """What :func:`merge_rank_traces` wrote."""
-
-    path: Path
-    ranks: tuple[int, ...]
-    missing_ranks: tuple[int, ...]
-    incomplete_ranks: tuple[int, ...]
-    stopped_ranks: tuple[int, ...]
-
-    @property
-    def complete(self) -> bool:
-        return not self.missing_ranks and not self.incomplete_ranks
-
-
-def _rank_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]:
-    """Header, body records and footer (None if missing) of one rank's trace, tolerating a cut end."""
-    header: dict[str, Any] | None = None
-    body: list[dict[str, Any]] = []
-    footer: dict[str, Any] | None = None
-    for lineno, record in iter_records(path, tolerant=True):
-        kind = record["record"]
-        if header is None:
-            header = record
-            if header.get("merged"):
-                raise TraceError(f"{path}:{lineno}: already a merged trace")
-        elif footer is not None:
-            raise TraceError(f"{path}:{lineno}: {kind} record after the footer")
-        elif kind == "footer":
-            footer = record
-        elif kind in ("header", "rank", "rank_end"):
-            raise TraceError(f"{path}:{lineno}: unexpected {kind} record in a rank's trace")
-        else:
-            body.append(record)
-    if header is None:
-        raise TraceError(f"{path}:1: empty trace: no header")
-    return header, body, footer
-
-
-def merge_rank_traces(rank_paths: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str], *,
-                      command: Sequence[str] = (), exit_status: int | None = None) -> MergeResult:
-    """Merge the per-rank traces into one trace at ``output``, written atomically.
-
-    The merged trace has one header (``merged: true``, ``nranks``, the command and its exit
-    status), then per rank a ``rank`` record (that rank's header), its records tagged with
-    ``"rank"``, and a ``rank_end`` record (its footer, ``incomplete`` when it had none); then one
-    footer.  Ranks absent from ``rank_paths`` are listed as ``missing_ranks``.
-    """
-    sections: dict[int, tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any] | None]] = {}
-    for path in rank_paths:
-        header, body, footer = _rank_records(Path(path))
-        rank = header.get("rank", 0)
-        if type(rank) is not int or rank < 0:
-            raise TraceError(f"{path}:1: bad rank {rank!r} in the header")
-        if rank in sections:
-            raise TraceError(f"{path}:1: a second trace of rank {rank}")
-        sections[rank] = (header, body, footer)
-    if not sections:
-        raise TraceError("no rank traces to merge")
-    nranks = max(max(h["nranks"] for h, _, _ in sections.values()), max(sections) + 1)
-    missing = tuple(r for r in range(nranks) if r not in sections)
-    first = sections[min(sections)][0]
-    params: dict[str, Any] = {}
-    for rank in sorted(sections):
-        for record in sections[rank][1]:
-            if record["record"] == "params" and not params:
-                params = dict(record["params"])
-    merged_header = {
-        "record": "header", "format": TRACE_FORMAT, "version": TRACE_VERSION, "merged": True,
-        "program": first.get("program", ""), "argv": first.get("argv", []), "nranks": nranks,
-        "ranks": sorted(sections), "command": list(command), "exit_status": exit_status, "params": params,
-    }
-    incomplete = tuple(r for r in sorted(sections) if sections[r][2] is None)
-    stopped = tuple(r for r in sorted(sections) if (sections[r][2] or {}).get("stopped"))
-    out = Path(output)
-    records = 0
-    totals = {"errors": 0, "dropped": 0}
-
-    def lines() -> Iterator[str]:
-        nonlocal records
-        yield _dump(merged_header)
-        records += 1
-        for rank in sorted(sections):
-            header, body, footer = sections[rank]
-            rank_record = {"record": "rank", "rank": rank}
-            rank_record.update({k: v for k, v in header.items() if k not in ("record", "format", "version", "rank")})
-            yield _dump(rank_record)
-            records += 1
-            for record in body:
-                yield _dump({**record, "rank": rank})
-                records += 1
-            end: dict[str, Any] = {"record": "rank_end", "rank": rank, "incomplete": footer is None}
-            if footer is not None:
-                end.update({k: v for k, v in footer.items() if k != "record"})
-                for key in totals:
-                    totals[key] += int(footer.get(key, 0))
-            yield _dump(end)
-            records += 1
-        yield _dump({"record": "footer", "records": records, "errors": totals["errors"],
-                     "dropped": totals["dropped"], "stopped": bool(stopped),
-                     "incomplete": bool(missing or incomplete), "missing_ranks": list(missing),
-                     "incomplete_ranks": list(incomplete)})
-
-    write_lines_atomic(out, lines())
-    return MergeResult(out, tuple(sorted(sections)), missing, incomplete, stopped)
-
-
-def _dump(record: dict[str, Any]) -> str:
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:

@@ -1,7 +1,7 @@
 /* perfeq_mpi.c -- PMPI wrappers of the perfeq runtime: count MPI calls per context and call site.
  *
- * GENERATED from runtime/mpi_spec.py (the MPI_CALLS table) with runtime/templates/perfeq_mpi.c.j2;
- * do not edit: change the table or the template and run `python -m perfeq.runtime.mpi.calls`.
+ * GENERATED from runtime/mpi/calls.py (the MPI_CALLS table) with runtime/mpi/templates/perfeq_mpi.c.j2;
+ * do not edit: change the table or the template and run `python -m perfeq.runtime.mpi.wrappers`.
  *
  * Part of perfeq stage 2 (runtime/).  Linked only into programs that use MPI.  Every wrapper takes
  * the MPI call site announced by PERFEQ_MPI, calls the PMPI function, and records the call with

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import C_PROGRAMS
+from conftest import C_PROGRAMS, run_traced
 
 from perfeq.cli import main as cli_main
 from perfeq.errors import BuildError, RunError
@@ -20,8 +20,8 @@ from perfeq.runtime.build import RuntimeBuild, build_runtime
 from perfeq.runtime.callgraph import CallGraph
 from perfeq.runtime.counts import count_trace
 from perfeq.runtime.run import run_instrumented
-from perfeq.runtime.trace import Trace, iter_records, read_trace
-from perfeq.toolchain import find_mpi, mpi_env
+from perfeq.runtime.trace import Trace, iter_records
+from perfeq.toolchain import find_mpi
 
 PROGRAMS = C_PROGRAMS / "runtime"
 
@@ -79,9 +79,7 @@ def omp_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def traced(command: list[str], tmp_path: Path, **env: str) -> tuple[int, Trace]:
     """Run ``command`` under ``perfeq run`` and read the merged trace."""
-    output = tmp_path / "run.trace"
-    result = run_instrumented(command, output, env={**mpi_env(), **env})
-    return result.exit_status, read_trace(output)
+    return run_traced(command, tmp_path / "run.trace", **env)
 
 
 def contexts_by_path(trace: Trace, rank: int = 0) -> dict[str, list]:

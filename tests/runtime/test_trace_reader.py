@@ -11,12 +11,12 @@ import pytest
 
 from perfeq.cli import main as cli_main
 from perfeq.errors import TraceError
+from perfeq.runtime.merge import merge_rank_traces
 from perfeq.runtime.trace import (
     IncompleteTraceWarning,
     MPIRecord,
     ValueStat,
     iter_records,
-    merge_rank_traces,
     read_trace,
 )
 
