@@ -2,6 +2,7 @@
 
 Each cost beta is seconds per counted event; the symbolic stage counts the events (chi), the fit
 and hand-written machine profiles price them.  ``const`` is the optional per-run start-up term.
+The one owner of cost names: named groups of them and the cost sets a calibration tries are here.
 """
 
 from __future__ import annotations
@@ -66,6 +67,34 @@ INTERCEPT_SPEC = CostSpec("const", "run", "ms", 1e-3, "seconds per run (fixed st
 
 COSTS: tuple[str, ...] = tuple(spec.name for spec in COST_SPECS)
 INTERCEPT = INTERCEPT_SPEC.name
+
+# Named groups of the costs above, each written out here only; the fitting modules (and the tour)
+# import them.
+PAPER_COSTS: tuple[str, ...] = ("ops", "par", "l1", "l2", "page", "startup", "bytes")  # the paper's chi
+MISS_COSTS: tuple[str, ...] = ("l1", "l2", "page")  # counted from loop-nest footprints and the caches
+MESSAGE_COSTS: tuple[str, ...] = ("startup", "bytes")  # per message on the critical path, per byte sent
+# The operations split by kind, and the architectural costs beside them (each priced per 1 ns step).
+SPLIT_COSTS: tuple[str, ...] = (
+    "flops", "iops", "cmp", "loads", "stores", "calls", "branch", "chain", "shared",
+)  # fmt: skip
+
+# Best held-out accuracy on the bundled campaigns (benchmarks/prediction_accuracy.py): memory
+# operations, mispredicted branches, chained flops and loads on a shared node.
+RECOMMENDED_COSTS: tuple[str, ...] = ("loads", "stores", "branch", "chain", "shared")
+# The cost sets a calibration tries in turn (perfeq.fitting.regression.costsets): the recommended set
+# with the message costs when the runs pin them down, then simpler sets until no cost comes out negative.
+COST_SET_LADDER: tuple[tuple[str, ...], ...] = (
+    (*RECOMMENDED_COSTS, *MESSAGE_COSTS),
+    (*RECOMMENDED_COSTS, "bytes"),
+    RECOMMENDED_COSTS,
+    ("loads", "stores", "branch", "chain"),
+    ("loads", "stores", "branch"),
+    ("ops", "branch", "bytes"),
+    ("ops", "branch"),
+    ("ops", "bytes"),
+    ("ops",),
+)
+
 _SPECS = {spec.name: spec for spec in (*COST_SPECS, INTERCEPT_SPEC)}
 
 

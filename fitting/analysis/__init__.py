@@ -1,6 +1,7 @@
 """perfeq.fitting.analysis: what a model and a machine profile say together (paper section 4).
 
 The time equation priced over a grid (``pricing``), sensitivities d t / d beta (``sensitivity``),
-breakdowns by cost and block (``breakdown``), held-out validation (``validate``), plots
-(``figures``) and the HTML ``report``; ``commands``: equation-free analysis subcommands.
+breakdowns by cost and block (``breakdown``), held-out validation (``validate``, its tables, files
+and plots ``validate_report``), plots (``figures``) and the HTML ``report``; ``commands``:
+equation-free analysis subcommands.
 """

@@ -3,7 +3,7 @@
 What a performance engineer looks at once a model and a machine profile exist: how the time reacts
 to a machine cost or the problem size (Fig. 7), where it goes (Fig. 6), how well predictions hold
 for programs the fit never saw (Figs. 2-5, Table 1), and all of it on one HTML page.
-Handlers parse, call the library (sensitivity.py, breakdown.py, validate.py, report_html.py), print.
+Handlers parse, call the library (sensitivity.py, breakdown.py, validate.py, report.py), print.
 """
 
 from __future__ import annotations
@@ -14,11 +14,19 @@ import sys
 from pathlib import Path
 
 from perfeq.errors import UsageError
+from perfeq.fitting.costs import PAPER_COSTS
 from perfeq.fitting.regression.profile import WEIGHTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``sensitivity``, ``breakdown``, ``validate`` and ``report`` to the ``perfeq`` command line."""
+    _add_sensitivity(subparsers)
+    _add_breakdown(subparsers)
+    _add_validate(subparsers)
+    _add_report(subparsers)
+
+
+def _add_sensitivity(subparsers: argparse._SubParsersAction) -> None:
     s = subparsers.add_parser(
         "sensitivity",
         help="dt/d(machine cost or parameter) over problem size and P (the paper's Fig. 7)",
@@ -31,13 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--wrt",
         required=True,
         metavar="COST|PARAM",
-        help="ops, par, l1, l2, page, startup, bytes, a model parameter (e.g. n) or P",
+        help=f"{', '.join(PAPER_COSTS)}, a model parameter (e.g. n) or P",
     )
     _grid_argument(s, required=True)
     s.add_argument("-o", "--output", type=Path, metavar="PLOT.png", help="write the plot (.png or .svg)")
     s.add_argument("--json", action="store_true", help="print the expression and the grid values as JSON")
     s.set_defaults(func=run_sensitivity)
 
+
+def _add_breakdown(subparsers: argparse._SubParsersAction) -> None:
     b = subparsers.add_parser(
         "breakdown",
         help="share of the predicted time per cost and per block over problem size and P (Fig. 6)",
@@ -52,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--json", action="store_true", help="print seconds and shares as JSON")
     b.set_defaults(func=run_breakdown)
 
+
+def _add_validate(subparsers: argparse._SubParsersAction) -> None:
     v = subparsers.add_parser(
         "validate",
         help="leave-one-application-out validation of a runs CSV (Figs. 2-5, Table 1)",
@@ -89,6 +101,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     v.add_argument("--json", action="store_true", help="print the results as JSON instead of the table")
     v.set_defaults(func=run_validate)
 
+
+def _add_report(subparsers: argparse._SubParsersAction) -> None:
     r = subparsers.add_parser(
         "report",
         help="one self-contained HTML page: equations, machine profile, predictions, plots, fallbacks",
@@ -205,15 +219,16 @@ def run_breakdown(args: argparse.Namespace) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from perfeq.fitting.analysis.validate import cross_validate, format_validation, write_validation
-    from perfeq.fitting.regression.commands import _cost_list
+    from perfeq.fitting.analysis.validate import cross_validate
+    from perfeq.fitting.analysis.validate_report import format_validation, write_validation
+    from perfeq.fitting.regression.commands import parse_cost_list
     from perfeq.fitting.regression.runs import read_runs, select_build
 
     _check_level(args.level)
     if args.output.exists() and not args.output.is_dir():
         raise UsageError(f"-o {args.output}: exists and is not a folder")
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
-    costs = _cost_list(args.costs) if args.costs is not None else None
+    costs = parse_cost_list(args.costs) if args.costs is not None else None
     result = cross_validate(
         runs,
         costs,

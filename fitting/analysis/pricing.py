@@ -16,13 +16,12 @@ import numpy as np
 import sympy as sp
 
 from perfeq.errors import UsageError
-from perfeq.fitting.costs import COSTS, INTERCEPT
+from perfeq.fitting.costs import COSTS, INTERCEPT, MISS_COSTS
 from perfeq.fitting.regression.profile import MachineProfile
 from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.model import CostModel
 from perfeq.symbolic.symbols import cost_symbol
 
-MISS_COSTS = ("l1", "l2", "page")  # counted from loop-nest footprints and the cache description
 DEFAULT_PROCS = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_FACTORS = (1, 2, 4, 8, 16, 32, 64)  # the report's grid: the model's run size times these
 CONST_LABEL = "fixed time per run (const)"

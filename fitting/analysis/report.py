@@ -22,9 +22,9 @@ from perfeq.errors import UsageError
 from perfeq.files import write_atomic
 from perfeq.fitting.analysis.breakdown import breakdown, breakdown_figure
 from perfeq.fitting.analysis.figures import png_data_uri
-from perfeq.fitting.analysis.pricing import MISS_COSTS, Grid, TimeEquation, default_grid, match_parameter
+from perfeq.fitting.analysis.pricing import Grid, TimeEquation, default_grid, match_parameter
 from perfeq.fitting.analysis.sensitivity import sensitivity_figure, sensitivity_over
-from perfeq.fitting.costs import INTERCEPT, cost_spec
+from perfeq.fitting.costs import INTERCEPT, MISS_COSTS, PAPER_COSTS, cost_spec
 from perfeq.fitting.regression.predict import Prediction, predict
 from perfeq.fitting.regression.profile import MachineProfile
 from perfeq.symbolic.machine import Machine
@@ -33,7 +33,6 @@ from perfeq.symbolic.model import CostModel
 DEFAULT_FACTORS = (1, 8, 64)  # predictions: the model's run size times these ...
 DEFAULT_PROCS = (1, 8, 64)  # ... on these process counts
 TOP_BLOCKS = 3
-MAIN_COSTS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")  # shown even when not priced
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("perfeq.fitting.analysis", "templates"),
@@ -152,7 +151,7 @@ def write_report(
 
 # ---- sections ---------------------------------------------------------------------------------------
 def _equations(model: CostModel, equation: TimeEquation) -> dict:
-    shown = [key for key in equation.chi if key in MAIN_COSTS or key in equation.priced]
+    shown = [key for key in equation.chi if key in PAPER_COSTS or key in equation.priced]  # paper: even unpriced
     keys = [key for key in shown if key not in MISS_COSTS and any(key in model.item_keys(item) for item in model.items)]
     items = [
         {

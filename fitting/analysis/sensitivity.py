@@ -22,7 +22,7 @@ from matplotlib.ticker import NullFormatter
 from perfeq.errors import UsageError
 from perfeq.fitting.analysis.figures import new_figure, save_figure
 from perfeq.fitting.analysis.pricing import Grid, TimeEquation, match_parameter, parse_range
-from perfeq.fitting.costs import COSTS, cost_spec
+from perfeq.fitting.costs import COSTS, INTERCEPT, MISS_COSTS, SPLIT_COSTS, cost_spec
 from perfeq.fitting.regression.profile import MachineProfile, manual_profile
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import CostModel
@@ -48,7 +48,7 @@ STEP_UNITS = {
     "l1": (1e-9, "1 ns"),
     "l2": (1e-8, "10 ns"),
     "page": (1e-6, "1 us"),
-    **{kind: (1e-9, "1 ns") for kind in ("flops", "iops", "cmp", "loads", "stores", "calls", "branch", "chain", "shared")},
+    **{kind: (1e-9, "1 ns") for kind in SPLIT_COSTS},
 }
 RELATIVE_STEP = 0.01  # finite differences in a size parameter: central, step max(1, 1 % of its value)
 
@@ -139,7 +139,7 @@ def sensitivity_over(
     machine = machine or Machine.detect()
     if wrt in STEP_UNITS:
         return _cost_sensitivity(model, wrt, grid, profile, machine)
-    if wrt == "const":
+    if wrt == INTERCEPT:
         raise UsageError("--wrt const: the fixed time per run adds 1 s per s everywhere; pick a count cost")
     try:
         name = match_parameter(model, wrt, "--wrt")
@@ -180,7 +180,7 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
                 "the predicted time is not positive at some points (check the profile's costs); "
                 "no share is given there"
             )
-    if cost in ("l1", "l2", "page"):
+    if cost in MISS_COSTS:
         notes.append(
             f"chi_{cost} is counted from loop-nest footprints and the cache description "
             f"({machine.name}): a nest larger than the capacity misses on every access"
@@ -213,41 +213,14 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
     # a step (Heaviside, from Min/Max such as the shared-node indicator) is no derivative to
     # evaluate pointwise: numpy's heaviside(0) = 1/2 would add half a jump; finite differences
     closed = not derivative.has(sp.Derivative, sp.Subs, sp.Heaviside, sp.DiracDelta)
-    function = sp.lambdify(model.arguments, derivative, modules="numpy") if closed else None
-    shape = (len(grid.procs), len(grid.sizes))
-    slope, time = np.zeros(shape), np.zeros(shape)
-    for i, p in enumerate(grid.procs):
-        for j, size in enumerate(grid.sizes):
-            values = grid.values(size)
-            time[i, j] = equation.time(values, p)
-            if closed:
-                _, rank = equation.slowest(values, p)
-                args = [float(values[k]) for k in model.parameters] + [p, grid.threads, np.array([rank])]
-                slope[i, j] = float(np.asarray(function(*args), dtype=float).ravel()[0])
-            else:
-                slope[i, j] = _finite_difference(equation, name, values, p)
+    slope, time = _slopes(model, equation, name, grid, derivative if closed else None)
     x = np.array(
         [[float(p) if name == "P" else grid.values(size)[name] for size in grid.sizes] for p in grid.procs]
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         elasticity = np.where(time > 0, slope * x / time, np.nan)
-    notes = []
-    approximation = None
-    if not closed:
-        how = (
-            "central differences over neighbouring process counts (forward at P = 1)"
-            if name == "P"
-            else f"central differences with step max(1, {RELATIVE_STEP:.0%} of {name})"
-        )
-        notes.append(
-            f"sympy leaves Derivative/Subs terms (floor(), Mod or MPI message functions are step "
-            f"functions of {name}): the values are finite differences of the predicted time, {how}"
-        )
-        relaxed = sp.diff(
-            equation.numeric.replace(sp.floor, lambda a: a).replace(sp.ceiling, lambda a: a), symbol
-        )
-        if not relaxed.has(sp.Derivative, sp.Subs):
-            approximation = str(sp.expand(relaxed))
+    notes = [] if closed else [_finite_difference_note(name)]
+    approximation = None if closed else _relaxed_derivative(equation, symbol)
     if np.any(time <= 0):
         notes.append(
             "the predicted time is not positive at some points (check the profile's costs); "
@@ -272,6 +245,46 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
         approximation,
         notes,
     )
+
+
+def _slopes(model, equation: TimeEquation, name: str, grid: Grid, derivative: sp.Expr | None):
+    """dt/d``name`` and t over the grid: ``derivative`` evaluated, or finite differences without one."""
+    function = sp.lambdify(model.arguments, derivative, modules="numpy") if derivative is not None else None
+    shape = (len(grid.procs), len(grid.sizes))
+    slope, time = np.zeros(shape), np.zeros(shape)
+    for i, p in enumerate(grid.procs):
+        for j, size in enumerate(grid.sizes):
+            values = grid.values(size)
+            time[i, j] = equation.time(values, p)
+            if function is not None:
+                _, rank = equation.slowest(values, p)
+                args = [float(values[k]) for k in model.parameters] + [p, grid.threads, np.array([rank])]
+                slope[i, j] = float(np.asarray(function(*args), dtype=float).ravel()[0])
+            else:
+                slope[i, j] = _finite_difference(equation, name, values, p)
+    return slope, time
+
+
+def _finite_difference_note(name: str) -> str:
+    how = (
+        "central differences over neighbouring process counts (forward at P = 1)"
+        if name == "P"
+        else f"central differences with step max(1, {RELATIVE_STEP:.0%} of {name})"
+    )
+    return (
+        f"sympy leaves Derivative/Subs terms (floor(), Mod or MPI message functions are step "
+        f"functions of {name}): the values are finite differences of the predicted time, {how}"
+    )
+
+
+def _relaxed_derivative(equation: TimeEquation, symbol: sp.Symbol) -> str | None:
+    """The derivative with floor()/ceiling() relaxed to their arguments, when sympy can take it."""
+    relaxed = sp.diff(
+        equation.numeric.replace(sp.floor, lambda a: a).replace(sp.ceiling, lambda a: a), symbol
+    )
+    if not relaxed.has(sp.Derivative, sp.Subs):
+        return str(sp.expand(relaxed))
+    return None
 
 
 def _finite_difference(equation: TimeEquation, name: str, values: dict[str, float], procs: int) -> float:

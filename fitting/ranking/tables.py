@@ -1,14 +1,13 @@
 """Readers for the inputs of machine ranking: benchmark tables, application run times, machine profiles.
 
 Side branch of stage 4 (fitting): turns the files documented in ``docs/ranking.md`` into plain frozen
-data (:class:`BenchmarkTable`, :class:`RuntimeTable`) that :mod:`perfeq.fitting.ranking.methods` computes on.
+data (:class:`BenchmarkTable`, :class:`RuntimeTable`) that the other ranking modules compute on.
 Every problem with a file is a :class:`~perfeq.errors.RankError` naming the file and line.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from perfeq.errors import RankError
+from perfeq.files import read_json
 
 BENCHMARKS_FORMAT = "perfeq-benchmarks"
 RUNTIMES_FORMAT = "perfeq-runtimes"
@@ -160,6 +160,16 @@ def read_benchmarks(path: str | Path) -> BenchmarkTable:
     """
     path = Path(path)
     rows = _data_rows(path, BENCHMARKS_FORMAT)
+    columns = _benchmark_columns(path, rows)
+    kinds = _benchmark_kinds(path, rows, columns)
+    machines, values = _machine_rows(path, rows, columns)
+    matrix = np.array(values, dtype=float)
+    matrix.setflags(write=False)
+    return BenchmarkTable(str(path), tuple(machines), columns, kinds, matrix)
+
+
+def _benchmark_columns(path: Path, rows: Iterator[tuple[int, list[str]]]) -> tuple[str, ...]:
+    """The benchmark names of the header row (``machine`` first)."""
     header = next(rows, None)
     if header is None:
         raise RankError("no header row after the format line", location=str(path))
@@ -173,27 +183,38 @@ def read_benchmarks(path: str | Path) -> BenchmarkTable:
             raise RankError(f"benchmark column {index + 2} has no name", location=f"{path}:{header_line}")
         if name in columns[:index]:
             raise RankError(f"benchmark column {name!r} appears twice", location=f"{path}:{header_line}")
+    return columns
+
+
+def _benchmark_kinds(path: Path, rows: Iterator[tuple[int, list[str]]], columns: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``kind`` row after the header: ``rate`` or ``time`` for each benchmark."""
     kind_row = next(rows, None)
     if kind_row is None or kind_row[1][0].lower() != "kind":
         where = f"{path}:{kind_row[0]}" if kind_row else str(path)
         raise RankError("expected the kind row after the header: 'kind' then 'rate' or 'time' for each "
                         "benchmark", location=where)
     kind_line, kind_fields = kind_row
-    if len(kind_fields) != len(names):
-        raise RankError(f"the kind row has {len(kind_fields)} fields, the header {len(names)}",
+    if len(kind_fields) != len(columns) + 1:
+        raise RankError(f"the kind row has {len(kind_fields)} fields, the header {len(columns) + 1}",
                         location=f"{path}:{kind_line}")
     kinds = tuple(kind.lower() for kind in kind_fields[1:])
     for name, kind in zip(columns, kinds, strict=True):
         if kind not in KINDS:
             raise RankError(f"kind of {name!r} is {kind!r}; use 'rate' (bigger is faster, inverted before "
                             "fitting) or 'time' (smaller is faster)", location=f"{path}:{kind_line}")
+    return kinds
+
+
+def _machine_rows(path: Path, rows: Iterator[tuple[int, list[str]]],
+                  columns: tuple[str, ...]) -> tuple[list[str], list[list[float]]]:
+    """The machines and their benchmark values, one row each, every benchmark measured."""
     machines: list[str] = []
     values: list[list[float]] = []
     first_line: dict[str, int] = {}
     for line, fields in rows:
         where = f"{path}:{line}"
-        if len(fields) != len(names):
-            raise RankError(f"{len(fields)} fields, the header has {len(names)}", location=where)
+        if len(fields) != len(columns) + 1:
+            raise RankError(f"{len(fields)} fields, the header has {len(columns) + 1}", location=where)
         machine = fields[0]
         if machine in first_line:
             raise RankError(f"machine {machine!r} already has a row at line {first_line[machine]}",
@@ -209,9 +230,7 @@ def read_benchmarks(path: str | Path) -> BenchmarkTable:
         values.append(row)
     if not machines:
         raise RankError("no machine rows", location=str(path))
-    matrix = np.array(values, dtype=float)
-    matrix.setflags(write=False)
-    return BenchmarkTable(str(path), tuple(machines), columns, kinds, matrix)
+    return machines, values
 
 
 def read_runtimes(path: str | Path) -> RuntimeTable:
@@ -296,10 +315,7 @@ def profile_costs(name: str, profile: Any) -> dict[str, float]:
 def read_profile(path: str | Path) -> dict[str, Any]:
     """Load one machine profile JSON file and check it with :func:`profile_costs`."""
     path = Path(path)
-    try:
-        profile = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RankError(f"not valid JSON: {exc.msg}", location=f"{path}:{exc.lineno}:{exc.colno}") from None
+    profile = read_json(path, error=RankError)
     profile_costs(str(path), profile)
     return profile
 
@@ -320,10 +336,7 @@ def read_profiles(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
 def read_counts(path: str | Path) -> dict[str, float]:
     """Read predicted counts of an application: ``{"ops": 1.2e9, ...}`` or ``{"counts": {...}}``."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RankError(f"not valid JSON: {exc.msg}", location=f"{path}:{exc.lineno}:{exc.colno}") from None
+    data = read_json(path, error=RankError)
     if isinstance(data, Mapping) and isinstance(data.get("counts"), Mapping):
         data = data["counts"]
     if not isinstance(data, Mapping) or not data:

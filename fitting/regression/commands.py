@@ -23,6 +23,12 @@ from perfeq.fitting.regression.runs import read_runs, select_build
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``fit``, ``machine-profile`` and ``predict`` to the ``perfeq`` command line."""
+    _add_fit(subparsers)
+    _add_machine_profile(subparsers)
+    _add_predict(subparsers)
+
+
+def _add_fit(subparsers: argparse._SubParsersAction) -> None:
     fit = subparsers.add_parser(
         "fit",
         help="fit machine costs from measured runs (runs CSV -> machine profile JSON)",
@@ -58,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fit.add_argument("--json", action="store_true", help="print the profile as JSON instead of the table")
     fit.set_defaults(func=run_fit)
 
+
+def _add_machine_profile(subparsers: argparse._SubParsersAction) -> None:
     manual = subparsers.add_parser(
         "machine-profile",
         help="write a hand-written machine profile (e.g. from vendor figures)",
@@ -77,6 +85,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     manual.add_argument("--host", default="", help="the machine the costs describe")
     manual.set_defaults(func=run_machine_profile)
 
+
+def _add_predict(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "predict",
         help="predict a program's time with intervals from its model and a machine profile",
@@ -97,7 +107,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    costs = _cost_list(args.costs) if args.costs is not None else None
+    costs = parse_cost_list(args.costs) if args.costs is not None else None
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     profile = fit_machine(
         runs,
@@ -131,7 +141,8 @@ def run_machine_profile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cost_list(text: str) -> list[str]:
+def parse_cost_list(text: str) -> list[str]:
+    """``--costs a,b,c`` as a list of names (checked by the fit); also used by ``perfeq validate``."""
     names = [name.strip() for name in text.split(",")]
     if not all(names):
         raise UsageError(f"--costs '{text}': empty name; give e.g. --costs ops,startup,bytes")
@@ -173,7 +184,7 @@ def run_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     profile = load_profile(args.machine)
     values, procs, threads = parse_assignments(args.assignments)
-    model.require(*(cost for cost in profile.names if cost != "const"))
+    model.require(*(cost for cost in profile.names if cost != INTERCEPT))
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     counts = model.counts(values, procs, threads, hardware)
     slowest = counts["slowest"]
@@ -186,7 +197,7 @@ def run_predict(args: argparse.Namespace) -> int:
         for key, value in row.items():
             if key in profile.names:
                 entry[key] = entry.get(key, 0.0) + value
-    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != "const"}
+    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
     application = args.application or Path(model.program).stem
     prediction = predict(profile, priced, blocks, level=args.level, application=application)
     if args.json:

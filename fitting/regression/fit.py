@@ -14,7 +14,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from perfeq.errors import FitError
-from perfeq.fitting.costs import cost_spec
+from perfeq.fitting.costs import MESSAGE_COSTS, cost_spec
 from perfeq.fitting.regression.design import Design, build_design, collinearity, collinearity_warnings
 from perfeq.fitting.regression.predict import count_vector
 from perfeq.fitting.regression.profile import (
@@ -47,16 +47,15 @@ def fit_machine(
     runs : sequence of Run
         Measured runs with their counts (see ``read_runs``).
     costs : sequence of str, optional
-        Costs to fit (subset of ``ops, par, l1, l2, page, startup, bytes``); default all count columns.
+        Costs to fit (names from ``perfeq.fitting.costs.COSTS``); default all count columns.
     weighting : {"relative", "none"}
         ``"none"``: ordinary least squares, every run's error has the same variance sigma^2 (seconds^2).
         ``"relative"``: weighted least squares with weights 1/t^2, i.e. the error of a run is
         proportional to its time, Var(e_i) = sigma^2 t_i^2, and the fit minimises squared *relative*
         errors.  Calibration times span orders of magnitude (ms to minutes); unweighted, the longest
         runs would decide every cost and the short runs (where start-up and per-message costs show)
-        would hardly count.  The weights use the fitted time of a first weighted pass (weights
-        1/t_measured^2), not the measured time itself: weighting by the noisy measurement biases the
-        costs low by about 2 sigma^2 (8 % at sigma = 20 %), weighting by the fitted time does not.
+        would hardly count.  The weights use the fitted time of a first weighted pass, not the
+        measured time itself (see ``_relative_weights``).
     intercept : bool
         Add the ``const`` cost (seconds per run, e.g. MPI_Init).  No intercept is ever added otherwise.
     drop_empty : bool
@@ -71,19 +70,14 @@ def fit_machine(
     Returns
     -------
     MachineProfile
-        ``source="fit"``; costs in seconds per count with standard errors, intervals and p-values,
-        their covariance, sigma, degrees of freedom, R^2, condition number and VIFs.
+        ``source="fit"``; costs in seconds per count (fitted on scaled columns, see ``_solve``) with
+        standard errors, intervals and p-values, their covariance, sigma, degrees of freedom, R^2,
+        condition number and VIFs.
 
     Raises
     ------
     FitError
         Bad weighting or level, or a design the data cannot support (see ``build_design``).
-
-    Notes
-    -----
-    Columns are scaled before fitting (counts ~1e9 next to transitions ~10 would otherwise make the
-    normal equations and the pseudo-inverse's cut-off meaningless): with chi = Z D, D = diag(s), the
-    fit gives gamma for Z, and beta = D^-1 gamma, Cov(beta) = D^-1 Cov(gamma) D^-1.
     """
     if weighting not in WEIGHTINGS:
         raise FitError(f"weighting '{weighting}' unknown; accepted: {', '.join(WEIGHTINGS)}")
@@ -92,21 +86,32 @@ def fit_machine(
     design = build_design(runs, costs, intercept=intercept, drop_empty=drop_empty)
     time_s = design.time_s.to_numpy()
     notes = list(design.warnings)
-    if weighting == "relative":
-        first, scale = _solve(design.matrix, time_s, 1.0 / time_s**2)
-        fitted = design.matrix.to_numpy() @ (first.params.to_numpy() / scale)
-        usable = fitted > 0
-        if not usable.all():
-            notes.append(
-                f"{(~usable).sum()} run(s) fitted <= 0 s in the first pass; weighted by their measured time"
-            )
-        weights = 1.0 / np.where(usable, fitted, time_s) ** 2
-    else:
-        weights = np.ones_like(time_s)
+    weights = _relative_weights(design, time_s, notes) if weighting == "relative" else np.ones_like(time_s)
     result, scale = _solve(design.matrix, time_s, weights)
     profile = _profile(design, result, scale, weights, weighting, level, notes)
-    if not between_app:
-        return profile
+    return _with_between_app(profile, runs, costs, weighting, intercept) if between_app else profile
+
+
+def _relative_weights(design: Design, time_s: np.ndarray, notes: list[str]) -> np.ndarray:
+    """Weights 1/t_hat^2 from the fitted time t_hat of a first pass weighted by 1/t_measured^2.
+
+    Weighting by the noisy measurement itself biases the costs low by about 2 sigma^2 (8 % at
+    sigma = 20 %); weighting by the fitted time does not.  A run fitted <= 0 s keeps its measured time.
+    """
+    first, scale = _solve(design.matrix, time_s, 1.0 / time_s**2)
+    fitted = design.matrix.to_numpy() @ (first.params.to_numpy() / scale)
+    usable = fitted > 0
+    if not usable.all():
+        notes.append(
+            f"{(~usable).sum()} run(s) fitted <= 0 s in the first pass; weighted by their measured time"
+        )
+    return 1.0 / np.where(usable, fitted, time_s) ** 2
+
+
+def _with_between_app(
+    profile: MachineProfile, runs: Sequence[Run], costs: Sequence[str] | None, weighting: str, intercept: bool
+) -> MachineProfile:
+    """``profile`` with its between-application error, or with the reason it has none as a warning."""
     estimate, reason = between_application_error(runs, costs, weighting=weighting, intercept=intercept)
     if estimate is not None:
         return replace(profile, between_app=estimate)
@@ -147,7 +152,6 @@ def between_application_error(
             f"runs of one application ({', '.join(apps)}): the between-application error cannot be "
             "estimated, so prediction intervals for other programs hold only the fit's own error"
         )
-    relative = weighting == "relative"
     residuals: dict[str, np.ndarray] = {}
     fit_variance: dict[str, float] = {}
     failed: list[str] = []
@@ -164,29 +168,43 @@ def between_application_error(
         except FitError:
             failed.append(app)
             continue
-        names = fold.names
-        beta = np.array([fold.costs[name].value for name in names])
-        cov = np.array([[fold.covariance[row][col] for col in names] for row in names])
-        mine = [run for run in runs if run.app == app]
-        x = np.array([count_vector(fold, run.counts) for run in mine])
-        t_hat = x @ beta
-        t = np.array([run.time_s for run in mine])
-        var = np.einsum("ij,jk,ik->i", x, cov, x)
-        if relative:
-            usable = t_hat > 0
-            if not usable.any():
-                failed.append(app)
-                continue
-            residuals[app] = (t_hat[usable] - t[usable]) / t_hat[usable]
-            fit_variance[app] = float(np.mean(var[usable] / t_hat[usable] ** 2))
-        else:
-            residuals[app] = t_hat - t
-            fit_variance[app] = float(np.mean(var))
+        errors = _held_out_errors(fold, [run for run in runs if run.app == app], weighting == "relative")
+        if errors is None:
+            failed.append(app)
+            continue
+        residuals[app], fit_variance[app] = errors
     if len(residuals) < 2:
         return None, (
             f"the between-application error could not be estimated: only {len(residuals)} of {len(apps)} "
             f"applications could be predicted from a fit on the others (failed: {', '.join(failed)})"
         )
+    return _between_app_estimate(residuals, fit_variance), ""
+
+
+def _held_out_errors(
+    fold: MachineProfile, mine: Sequence[Run], relative: bool
+) -> tuple[np.ndarray, float] | None:
+    """The errors r_kj of one held-out application's runs predicted by ``fold``, and its mean v_k.
+
+    None when ``relative`` and no run is predicted a positive time.
+    """
+    names = fold.names
+    beta = np.array([fold.costs[name].value for name in names])
+    cov = np.array([[fold.covariance[row][col] for col in names] for row in names])
+    x = np.array([count_vector(fold, run.counts) for run in mine])
+    t_hat = x @ beta
+    t = np.array([run.time_s for run in mine])
+    var = np.einsum("ij,jk,ik->i", x, cov, x)
+    if not relative:
+        return t_hat - t, float(np.mean(var))
+    usable = t_hat > 0
+    if not usable.any():
+        return None
+    return (t_hat[usable] - t[usable]) / t_hat[usable], float(np.mean(var[usable] / t_hat[usable] ** 2))
+
+
+def _between_app_estimate(residuals: dict[str, np.ndarray], fit_variance: dict[str, float]) -> BetweenApp:
+    """tau from the held-out errors of two or more applications (see ``between_application_error``)."""
     n_runs = sum(len(r) for r in residuals.values())
     means = {app: float(np.mean(r)) for app, r in residuals.items()}
     if n_runs > len(residuals):
@@ -197,11 +215,16 @@ def between_application_error(
         within = 0.0
     excess = [means[app] ** 2 - within / len(r) - fit_variance[app] for app, r in residuals.items()]
     tau2 = max(0.0, float(np.mean(excess)))
-    return BetweenApp(sigma=float(np.sqrt(tau2)), df=len(residuals) - 1, app_bias=means), ""
+    return BetweenApp(sigma=float(np.sqrt(tau2)), df=len(residuals) - 1, app_bias=means)
 
 
 def _solve(matrix: pd.DataFrame, time_s: np.ndarray, weights: np.ndarray):
-    """WLS (OLS when all weights are 1) on columns scaled to unit RMS in the weighted design."""
+    """WLS (OLS when all weights are 1) on columns scaled to unit RMS in the weighted design.
+
+    Counts ~1e9 next to transitions ~10 would otherwise make the normal equations and the
+    pseudo-inverse's cut-off meaningless: with chi = Z D, D = diag(s), the fit gives gamma for Z, and
+    beta = D^-1 gamma, Cov(beta) = D^-1 Cov(gamma) D^-1 (done by ``_profile``).
+    """
     scale = np.sqrt(np.mean(matrix.to_numpy() ** 2 * weights[:, None], axis=0))
     scaled = matrix / scale
     endog = pd.Series(time_s, index=matrix.index, name="time_s")
@@ -226,43 +249,9 @@ def _profile(
     p_values = result.pvalues.to_numpy()
     condition, vif = collinearity(design.matrix, weights)
     notes.extend(collinearity_warnings(condition, vif))
-    for name, value, p_value in zip(names, params, p_values, strict=True):
-        spec = cost_spec(name)
-        shown = f"{value / spec.unit_seconds:.4g} {spec.display_unit}"
-        if value < 0 and p_value <= SIGNIFICANCE:
-            notes.append(
-                f"cost '{name}' is significantly negative ({shown}, p = {p_value:.2g}): a machine cost cannot "
-                "be; its column is probably collinear with another or its counts are inaccurate"
-            )
-        elif value < 0:
-            notes.append(
-                f"cost '{name}' is negative ({shown}) but not significantly different from zero "
-                f"(p = {p_value:.2g}); the runs do not show this cost, consider leaving it out"
-            )
-        elif p_value > SIGNIFICANCE:
-            notes.append(
-                f"cost '{name}' ({shown}) is not significantly different from zero (p = {p_value:.2g}); "
-                "the runs hardly exercise it"
-            )
-        elif spec.plausible and np.isfinite(value) and not spec.plausible[0] <= value <= spec.plausible[1]:
-            low, high = (bound / spec.unit_seconds for bound in spec.plausible)
-            notes.append(
-                f"cost '{name}' ({shown}) is outside what it costs on real machines ({low:.3g}-{high:.3g} "
-                f"{spec.display_unit}): it has probably absorbed another effect that its column follows"
-            )
-    messages = [name for name in names if name in ("startup", "bytes")]
-    most = max((run.procs for run in design.runs), default=0)
-    if messages and most <= 2:
-        notes.append(
-            f"the runs use at most {most} processes, so {' and '.join(messages)} rest on runs where messages "
-            "and the sharing of one node by busy processes come and go together: they can take up the latter; "
-            "calibrate with more processes, across nodes, before predicting communication-bound runs"
-        )
+    notes.extend(filter(None, map(_cost_note, names, params, p_values)))
+    notes.extend(_run_notes(design, names))
     hosts = sorted({run.host for run in design.runs if run.host})
-    if len(hosts) > 1:
-        notes.append(
-            f"runs come from several hosts ({', '.join(hosts)}); a machine profile describes one machine"
-        )
     return MachineProfile(
         costs={
             name: CostEstimate(float(v), float(se), float(low), float(high), float(p))
@@ -289,6 +278,53 @@ def _profile(
         },
         warnings=tuple(notes),
     )
+
+
+def _cost_note(name: str, value: float, p_value: float) -> str | None:
+    """What is doubtful about one fitted cost: negative, not significant, or implausible; else None."""
+    spec = cost_spec(name)
+    shown = f"{value / spec.unit_seconds:.4g} {spec.display_unit}"
+    if value < 0 and p_value <= SIGNIFICANCE:
+        return (
+            f"cost '{name}' is significantly negative ({shown}, p = {p_value:.2g}): a machine cost cannot "
+            "be; its column is probably collinear with another or its counts are inaccurate"
+        )
+    if value < 0:
+        return (
+            f"cost '{name}' is negative ({shown}) but not significantly different from zero "
+            f"(p = {p_value:.2g}); the runs do not show this cost, consider leaving it out"
+        )
+    if p_value > SIGNIFICANCE:
+        return (
+            f"cost '{name}' ({shown}) is not significantly different from zero (p = {p_value:.2g}); "
+            "the runs hardly exercise it"
+        )
+    if spec.plausible and np.isfinite(value) and not spec.plausible[0] <= value <= spec.plausible[1]:
+        low, high = (bound / spec.unit_seconds for bound in spec.plausible)
+        return (
+            f"cost '{name}' ({shown}) is outside what it costs on real machines ({low:.3g}-{high:.3g} "
+            f"{spec.display_unit}): it has probably absorbed another effect that its column follows"
+        )
+    return None
+
+
+def _run_notes(design: Design, names: list[str]) -> list[str]:
+    """What the runs cannot show: message costs from runs on at most 2 processes, several hosts."""
+    notes = []
+    messages = [name for name in names if name in MESSAGE_COSTS]
+    most = max((run.procs for run in design.runs), default=0)
+    if messages and most <= 2:
+        notes.append(
+            f"the runs use at most {most} processes, so {' and '.join(messages)} rest on runs where messages "
+            "and the sharing of one node by busy processes come and go together: they can take up the latter; "
+            "calibrate with more processes, across nodes, before predicting communication-bound runs"
+        )
+    hosts = sorted({run.host for run in design.runs if run.host})
+    if len(hosts) > 1:
+        notes.append(
+            f"runs come from several hosts ({', '.join(hosts)}); a machine profile describes one machine"
+        )
+    return notes
 
 
 def _run_summaries(design: Design, result, weights: np.ndarray) -> tuple[RunSummary, ...]:

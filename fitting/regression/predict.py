@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -64,6 +65,20 @@ class Prediction:
         return asdict(self)
 
 
+# The interval fields of a Prediction from a profile without statistics (a manual one).
+_MANUAL_INTERVALS: dict[str, Any] = dict(
+    mean_interval=None,
+    prediction_interval=None,
+    mean_stderr=None,
+    run_stderr=None,
+    df_resid=None,
+    intervals_note=NO_INTERVALS,
+    between_app_sigma=None,
+    prediction_df=None,
+    prediction_note=None,
+)
+
+
 def predict(
     profile: MachineProfile,
     counts: Mapping[str, float],
@@ -94,12 +109,43 @@ def predict(
         on, it is a new application, and the prediction interval adds the profile's
         between-application error (when the profile has one).
 
-    Returns
-    -------
-    Prediction
+    The intervals are those of :func:`_intervals` (none for a manual profile).
+    """
+    if not 0.0 < level < 1.0:
+        raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
+    notes = _unpriced(profile, counts, "counts")
+    x = count_vector(profile, counts)
+    parts = np.array([profile.costs[name].value for name in profile.names]) * x
+    time_s = float(parts.sum())
+    contributions = tuple(
+        Contribution(name, float(seconds), _percent(seconds, time_s))
+        for name, seconds in zip(profile.names, parts, strict=True)
+    )
+    block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes)
+    if time_s <= 0:
+        notes.append(f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts")
+    fitted = profile.has_intervals
+    intervals = _intervals(profile, x, time_s, level, application) if fitted else _MANUAL_INTERVALS
+    return Prediction(
+        time_s=time_s,
+        level=level,
+        contributions=contributions,
+        blocks=block_parts,
+        extrapolation=_extrapolation(
+            profile, dict(zip(profile.names, x, strict=True)), contributions, time_s, extrapolation_factor
+        ),
+        warnings=tuple(notes),
+        profile_source=profile.source,
+        weighting=profile.weighting,
+        **intervals,
+    )
 
-    Notes
-    -----
+
+def _intervals(
+    profile: MachineProfile, x: np.ndarray, time_s: float, level: float, application: str | None
+) -> dict[str, Any]:
+    """The interval fields of a Prediction for counts ``x`` predicted at ``time_s`` (fitted profiles).
+
     With x the counts and C the covariance of the costs, Var(mean) = x' C x.  A single run adds the
     fit's error variance: sigma^2 under ``none`` weighting; under ``relative`` weighting (WLS with
     weights 1/t^2) the error variance of a run is sigma^2 t^2, so with the unknown t replaced by the
@@ -113,68 +159,36 @@ def predict(
     since tau^2 rests on only as many applications as were fitted.  The confidence interval of the
     mean is unchanged.
     """
-    if not 0.0 < level < 1.0:
-        raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
-    notes = _unpriced(profile, counts, "counts")
-    x = count_vector(profile, counts)
-    beta = np.array([profile.costs[name].value for name in profile.names])
-    parts = beta * x
-    time_s = float(parts.sum())
-    contributions = tuple(
-        Contribution(name, float(seconds), _percent(seconds, time_s))
-        for name, seconds in zip(profile.names, parts, strict=True)
-    )
-    block_parts = None
-    if blocks is not None:
-        block_parts = _blocks(profile, blocks, time_s, notes)
-    if time_s <= 0:
-        notes.append(
-            f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts"
+    names = profile.names
+    cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
+    mean_var = max(float(x @ cov @ x), 0.0)
+    unit = time_s**2 if profile.weighting == "relative" else 1.0
+    within = mean_var + profile.sigma**2 * unit
+    tau, kind = _between_app(profile, application)
+    added = 0.0 if tau is None else tau**2 * unit
+    mean_se, run_se = math.sqrt(mean_var), math.sqrt(within + added)
+    q = float(stats.t.ppf(0.5 + level / 2.0, profile.df_resid))
+    run_df = float(profile.df_resid)
+    if added > 0:
+        run_df = (within + added) ** 2 / (
+            within**2 / profile.df_resid + added**2 / profile.between_app.df
         )
-    mean_se = run_se = mean_interval = prediction_interval = tau = run_df = kind = None
-    note = NO_INTERVALS
-    if profile.has_intervals:
-        note = None
-        names = profile.names
-        cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
-        mean_var = max(float(x @ cov @ x), 0.0)
-        unit = time_s**2 if profile.weighting == "relative" else 1.0
-        within = mean_var + profile.sigma**2 * unit
-        tau, kind = _between_app(profile, application)
-        added = 0.0 if tau is None else tau**2 * unit
-        mean_se, run_se = math.sqrt(mean_var), math.sqrt(within + added)
-        q = float(stats.t.ppf(0.5 + level / 2.0, profile.df_resid))
-        run_df = float(profile.df_resid)
-        if added > 0:
-            run_df = (within + added) ** 2 / (
-                within**2 / profile.df_resid + added**2 / profile.between_app.df
-            )
-        q_run = float(stats.t.ppf(0.5 + level / 2.0, run_df))
-        if profile.weighting == "relative" and time_s > 0:
-            # a relative error model is multiplicative: the interval is symmetric in log t, so it
-            # agrees with t (1 +- q s) to first order and never reaches below zero
-            mean_interval = _log_interval(time_s, q * mean_se / time_s)
-            prediction_interval = _log_interval(time_s, q_run * run_se / time_s)
-        else:
-            mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
-            prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
-    return Prediction(
-        time_s=time_s,
-        level=level,
+    q_run = float(stats.t.ppf(0.5 + level / 2.0, run_df))
+    if profile.weighting == "relative" and time_s > 0:
+        # a relative error model is multiplicative: the interval is symmetric in log t, so it
+        # agrees with t (1 +- q s) to first order and never reaches below zero
+        mean_interval = _log_interval(time_s, q * mean_se / time_s)
+        prediction_interval = _log_interval(time_s, q_run * run_se / time_s)
+    else:
+        mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
+        prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
+    return dict(
         mean_interval=mean_interval,
         prediction_interval=prediction_interval,
         mean_stderr=mean_se,
         run_stderr=run_se,
-        df_resid=profile.df_resid if profile.has_intervals else None,
-        contributions=contributions,
-        blocks=block_parts,
-        extrapolation=_extrapolation(
-            profile, dict(zip(profile.names, x, strict=True)), contributions, time_s, extrapolation_factor
-        ),
-        warnings=tuple(notes),
-        intervals_note=note,
-        profile_source=profile.source,
-        weighting=profile.weighting,
+        df_resid=profile.df_resid,
+        intervals_note=None,
         between_app_sigma=tau,
         prediction_df=run_df,
         prediction_note=kind,

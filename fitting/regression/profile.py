@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from perfeq.errors import FitError
-from perfeq.files import write_atomic
+from perfeq.files import check_document, read_json, write_atomic
 from perfeq.fitting.costs import COSTS, INTERCEPT, canonical_order
 
 FORMAT = "perfeq-machine"
@@ -173,15 +173,7 @@ def save_profile(profile: MachineProfile, path: str | os.PathLike[str]) -> None:
 
 def load_profile(path: str | os.PathLike[str]) -> MachineProfile:
     """Read and validate a machine profile JSON; FitError naming the file and the bad field."""
-    where = str(path)
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as exc:
-            raise FitError(
-                f"not valid JSON: {exc.msg}", location=f"{where}:{exc.lineno}:{exc.colno}"
-            ) from None
-    return _from_dict(data, where)
+    return _from_dict(read_json(path, error=FitError), str(path))
 
 
 def now_iso() -> str:
@@ -189,15 +181,25 @@ def now_iso() -> str:
 
 
 def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
-    if not isinstance(data, Mapping) or data.get("format") != FORMAT:
-        raise FitError(f"not a machine profile: 'format' must be \"{FORMAT}\"", location=where)
-    if data.get("version") != VERSION:
-        raise FitError(
-            f"version {data.get('version')!r} is not supported; this perfeq reads {VERSION}", location=where
-        )
+    check_document(data, where, FORMAT, VERSION, error=FitError, what="machine profile")
     source = data.get("source")
     if source not in ("fit", "manual"):
         raise FitError(f'\'source\' is {source!r}; expected "fit" or "manual"', location=where)
+    costs = _costs(data, where)
+    common = dict(
+        costs=costs,
+        source=source,
+        host=str(data.get("host", "")),
+        created=str(data.get("created", "")),
+        warnings=tuple(str(text) for text in data.get("warnings", ())),
+    )
+    if source == "manual":
+        return MachineProfile(**common)
+    return MachineProfile(**common, **_fit_fields(data, costs, where))
+
+
+def _costs(data: Mapping[str, Any], where: str) -> dict[str, CostEstimate]:
+    """The profile's ``costs``, checked, in the project's cost order."""
     raw_costs = _get(data, "costs", Mapping, where)
     if not raw_costs:
         raise FitError("'costs' is empty", location=where)
@@ -213,15 +215,11 @@ def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
                 for key in ("stderr", "ci_low", "ci_high", "p_value")
             },
         )
-    common = dict(
-        costs=costs,
-        source=source,
-        host=str(data.get("host", "")),
-        created=str(data.get("created", "")),
-        warnings=tuple(str(text) for text in data.get("warnings", ())),
-    )
-    if source == "manual":
-        return MachineProfile(**common)
+    return costs
+
+
+def _fit_fields(data: Mapping[str, Any], costs: Mapping[str, CostEstimate], where: str) -> dict[str, Any]:
+    """The statistics of a fitted profile, checked, as MachineProfile fields."""
     weighting = data.get("weighting")
     if weighting not in WEIGHTINGS:
         raise FitError(
@@ -241,8 +239,7 @@ def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
     ranges = {
         name: (float(low), float(high)) for name, (low, high) in data.get("calibration_range", {}).items()
     }
-    return MachineProfile(
-        **common,
+    return dict(
         level=_number(data, "level", where),
         weighting=weighting,
         covariance={row: {col: float(covariance[row][col]) for col in costs} for row in costs},

@@ -14,15 +14,9 @@ from dataclasses import replace
 from perfeq.errors import UsageError
 from perfeq.files import write_atomic
 from perfeq.fitting.scaling.analysis import ScalingOptions, analyse_scaling
-from perfeq.fitting.scaling.data import (
-    AGGREGATES,
-    CODE_KEYS,
-    P_FROM,
-    WEIGHTINGS,
-    read_rate_table,
-    read_scaling_csv,
-)
+from perfeq.fitting.scaling.data import CODE_KEYS, P_FROM, read_rate_table, read_scaling_csv
 from perfeq.fitting.scaling.functions import DEFAULT_FUNCTIONS
+from perfeq.fitting.scaling.observations import AGGREGATES, WEIGHTINGS
 from perfeq.fitting.scaling.report import dumps, format_text, write_csv_tables, write_plots
 
 
@@ -41,7 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="RUNS.csv",
         help="runs CSV (# perfeq-runs 1) or a results table with code,system,p,time",
     )
-    choose = parser.add_argument_group("what to fit")
+    _add_choice(parser.add_argument_group("what to fit"))
+    _add_reading(parser.add_argument_group("reading runs"))
+    _add_transform(parser.add_argument_group("scale transformations (Eq. 11: t' = t * p / W_c * r_peak)"))
+    _add_output(parser.add_argument_group("output"))
+    parser.set_defaults(func=run_scaling)
+
+
+def _add_choice(choose: argparse._ArgumentGroup) -> None:
     choose.add_argument("--codes", type=_names, help="comma-separated codes to keep (default: all)")
     choose.add_argument("--systems", type=_names, help="comma-separated systems to keep (default: all)")
     choose.add_argument(
@@ -72,7 +73,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="leave pairs with one processor count or too few runs out of the individual fits "
         "instead of stopping",
     )
-    mapping = parser.add_argument_group("reading runs")
+
+
+def _add_reading(mapping: argparse._ArgumentGroup) -> None:
     mapping.add_argument(
         "--code-key",
         choices=CODE_KEYS,
@@ -102,7 +105,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="none",
         help="combine repetitions of the same run (default: keep every repetition)",
     )
-    transform = parser.add_argument_group("scale transformations (Eq. 11: t' = t * p / W_c * r_peak)")
+
+
+def _add_transform(transform: argparse._ArgumentGroup) -> None:
     transform.add_argument("--work", metavar="FILE", help="CSV code,work: operation count W_c per code")
     transform.add_argument("--peak", metavar="FILE", help="CSV system,peak: peak rate per system")
     transform.add_argument("--no-p-scaling", action="store_true", help="fit times as they are, not times * p")
@@ -119,7 +124,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="none",
         help="least squares on t' (none, the paper) or on relative errors (relative)",
     )
-    output = parser.add_argument_group("output")
+
+
+def _add_output(output: argparse._ArgumentGroup) -> None:
     output.add_argument(
         "--top", type=int, default=5, metavar="N", help="rows per ranking in the text (default 5)"
     )
@@ -127,7 +134,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     output.add_argument("-o", "--output", metavar="FILE", help="also write the JSON report to FILE")
     output.add_argument("--csv-dir", metavar="DIR", help="write every table as CSV into DIR")
     output.add_argument("--plots", metavar="DIR", help="write PNG plots into DIR")
-    parser.set_defaults(func=run_scaling)
 
 
 def run_scaling(args: argparse.Namespace, stdout=None) -> int:

@@ -1,9 +1,9 @@
-"""Observations for the scaling analysis: read runs, map them to (code, system, p), transform the scale.
+"""Runs for the scaling analysis: read a runs CSV or a results table into one canonical frame.
 
 Reads the project's runs CSV (``# perfeq-runs 1``: app, params, procs, threads, rep, time_s) or a
-plain table of published results (code, system, p, time), applies the paper's scale
-transformations t' = t * p / W_c * r_peak (Strohmaier 1997, Eq. 11) and screens outliers.  The
-result, :class:`ScalingObservations`, is what :mod:`perfeq.fitting.scaling.analysis` fits.
+plain table of published results (code, system, p, time) and maps its rows to (code, system, p,
+time, n, line), every bad value an error at its line.  :mod:`perfeq.fitting.scaling.observations`
+prepares the frame for :mod:`perfeq.fitting.scaling.analysis`.
 """
 
 from __future__ import annotations
@@ -11,59 +11,19 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from perfeq.errors import FitError, UsageError
+from perfeq.errors import UsageError
 
 RUNS_COLUMNS = ("app", "params", "procs", "threads", "rep", "time_s")
 TABLE_COLUMNS = ("code", "system", "p", "time")
 CODE_KEYS = ("app", "app+params")
 P_FROM = ("procs", "procs*threads")
-AGGREGATES = ("none", "mean", "median", "min")
-WEIGHTINGS = ("none", "relative")
 DEFAULT_SYSTEM = "this"
-OBSERVATION_COLUMNS = (
-    "code", "system", "p", "n", "time", "work", "peak", "p_factor", "scale", "response", "weight", "line",
-)  # fmt: skip
 _MAGIC = re.compile(r"#\s*perfeq-runs\s+(\S+)")
-
-
-@dataclass(frozen=True, eq=False)
-class ScalingObservations:
-    """The runs to fit, on the transformed scale, with the points screened out.
-
-    ``frame`` has one row per observation: ``code``, ``system``, ``p``, ``n`` (problem size or
-    NaN), ``time`` (seconds), ``work`` and ``peak`` (1.0 when not given), ``p_factor`` (p, or 1
-    without p scaling), ``scale`` = p_factor * peak / work, ``response`` = time * scale (the value
-    that is fitted), ``weight`` (1, or 1/response for relative weighting: each row of the least
-    squares problem is multiplied by it) and ``line`` (line in the input file, or -1).
-    ``removed`` has the same columns plus ``ratio``, the screening statistic of each removed point.
-    """
-
-    frame: pd.DataFrame
-    removed: pd.DataFrame
-    source: str
-    p_scaling: bool
-    weighting: str
-    work_given: bool
-    peak_given: bool
-    notes: tuple[str, ...] = ()
-
-    @property
-    def codes(self) -> list[str]:
-        return sorted(self.frame["code"].unique())
-
-    @property
-    def systems(self) -> list[str]:
-        return sorted(self.frame["system"].unique())
-
-    @property
-    def has_size(self) -> bool:
-        return bool(self.frame["n"].notna().any())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -134,27 +94,15 @@ def scaling_frame_from_runs(
         raise UsageError(f"--code-key {code_key}: accepted values are {', '.join(CODE_KEYS)}")
     if p_from not in P_FROM:
         raise UsageError(f"--p-from {p_from}: accepted values are {', '.join(P_FROM)}")
-    _require_columns(runs, ("app", "procs", "time_s"), source)
+    require_columns(runs, ("app", "procs", "time_s"), source)
     line_numbers = _line_numbers(runs, lines)
     apps = runs["app"].astype(str).str.strip()
     params = [
         _parse_params(text, source, line)
         for text, line in zip(_column_or(runs, "params", ""), line_numbers, strict=True)
     ]
-    procs = _numeric(runs, "procs", source, line_numbers, minimum=1.0)
-    p = procs
-    if p_from == "procs*threads" and "threads" in runs.columns:
-        threads = _numeric(runs, "threads", source, line_numbers, minimum=0.0, allow_missing=True)
-        p = procs * np.where(np.isnan(threads) | (threads < 1), 1.0, threads)
-    size = np.full(len(runs), np.nan)
-    if size_param is not None:
-        for index, (values, line) in enumerate(zip(params, line_numbers, strict=True)):
-            if size_param not in values:
-                raise UsageError(
-                    f"{location(source, line)}: params has no '{size_param}' (--size-param); "
-                    f"found: {', '.join(values) or 'none'}"
-                )
-            size[index] = _positive_number(values[size_param], f"param {size_param}", source, line)
+    p = _run_processors(runs, p_from, source, line_numbers)
+    size = _run_sizes(params, size_param, source, line_numbers)
     if code_key == "app":
         codes = list(apps)
     else:
@@ -179,6 +127,31 @@ def scaling_frame_from_runs(
     return frame
 
 
+def _run_processors(runs: pd.DataFrame, p_from: str, source: str, lines: Sequence[int]) -> np.ndarray:
+    """p of each run: ``procs``, times ``threads`` (when >= 1) with ``p_from="procs*threads"``."""
+    procs = _numeric(runs, "procs", source, lines, minimum=1.0)
+    if p_from == "procs*threads" and "threads" in runs.columns:
+        threads = _numeric(runs, "threads", source, lines, minimum=0.0, allow_missing=True)
+        return procs * np.where(np.isnan(threads) | (threads < 1), 1.0, threads)
+    return procs
+
+
+def _run_sizes(
+    params: Sequence[Mapping[str, str]], size_param: str | None, source: str, lines: Sequence[int]
+) -> np.ndarray:
+    """The problem size n of each run from its params (NaN without ``size_param``)."""
+    size = np.full(len(params), np.nan)
+    if size_param is not None:
+        for index, (values, line) in enumerate(zip(params, lines, strict=True)):
+            if size_param not in values:
+                raise UsageError(
+                    f"{location(source, line)}: params has no '{size_param}' (--size-param); "
+                    f"found: {', '.join(values) or 'none'}"
+                )
+            size[index] = _positive_number(values[size_param], f"param {size_param}", source, line)
+    return size
+
+
 def scaling_frame_from_table(
     table: pd.DataFrame,
     *,
@@ -188,7 +161,7 @@ def scaling_frame_from_table(
     lines: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Map a published-results table (code, system, p, time[, n, work, peak]) to the canonical frame."""
-    _require_columns(table, ("code", "p", "time"), source)
+    require_columns(table, ("code", "p", "time"), source)
     line_numbers = _line_numbers(table, lines)
     size = (
         _numeric(table, size_column, source, line_numbers, minimum=None)
@@ -215,7 +188,7 @@ def read_rate_table(path: str | Path, key: str, value: str) -> dict[str, float]:
     """Read a two-column CSV such as ``code,work`` or ``system,peak`` into a dict."""
     table, lines, _ = _read_csv_with_lines(Path(path))
     source = str(path)
-    _require_columns(table, (key, value), source)
+    require_columns(table, (key, value), source)
     numbers = _numeric(table, value, source, lines, minimum=None)
     rates: dict[str, float] = {}
     for name, number, line in zip(table[key].astype(str).str.strip(), numbers, lines, strict=True):
@@ -227,97 +200,6 @@ def read_rate_table(path: str | Path, key: str, value: str) -> dict[str, float]:
             raise UsageError(f"{location(source, line)}: '{name}' is given twice")
         rates[name] = float(number)
     return rates
-
-
-# --------------------------------------------------------------------------------------------------
-# Preparing observations
-
-
-def prepare_observations(
-    frame: pd.DataFrame,
-    *,
-    work: Mapping[str, float] | None = None,
-    peak: Mapping[str, float] | None = None,
-    codes: Sequence[str] | None = None,
-    systems: Sequence[str] | None = None,
-    p_scaling: bool = True,
-    outlier_factor: float = 10.0,
-    aggregate: str = "none",
-    weighting: str = "none",
-    source: str = "<data>",
-) -> ScalingObservations:
-    """Select, aggregate, transform (Eq. 11) and screen the canonical frame.
-
-    Parameters
-    ----------
-    frame
-        Columns ``code, system, p, time`` and optionally ``n, work, peak, line``.
-    work, peak
-        Operation count W_c per code and peak rate per system; they override ``work``/``peak``
-        columns.  Missing ones mean no such transformation.
-    p_scaling
-        Multiply times by p (the paper's first transformation).
-    outlier_factor
-        Remove points whose t' = t p r / W is more than this factor above or below the median t'
-        of their (code, system) pair (pairs of three or more points; 0 disables).
-    aggregate
-        ``none`` keeps every repetition; ``mean``/``median``/``min`` combine repetitions of the same
-        (code, system, p, n).
-    weighting
-        ``none`` (the paper: least squares on t') or ``relative`` (least squares on relative
-        errors, for data whose noise grows with the time, such as several problem sizes).
-    """
-    if weighting not in WEIGHTINGS:
-        raise UsageError(f"--weighting {weighting}: accepted values are {', '.join(WEIGHTINGS)}")
-    if aggregate not in AGGREGATES:
-        raise UsageError(f"--aggregate {aggregate}: accepted values are {', '.join(AGGREGATES)}")
-    if outlier_factor != 0 and not outlier_factor > 1:
-        raise UsageError(
-            f"--outlier-factor {outlier_factor:g}: give a factor above 1, or 0 to keep every point"
-        )
-    _require_columns(frame, ("code", "system", "p", "time"), source)
-    data = frame.copy()
-    data["code"] = data["code"].astype(str)
-    data["system"] = data["system"].astype(str)
-    if "n" not in data.columns:
-        data["n"] = np.nan
-    if "line" not in data.columns:
-        data["line"] = -1
-    for column in ("p", "time", "n"):
-        data[column] = pd.to_numeric(data[column], errors="coerce").astype(float)
-    _check_values(data, source)
-    data = _select(data, "code", codes, "--codes", source)
-    data = _select(data, "system", systems, "--systems", source)
-    if data.empty:
-        raise FitError(f"{source}: no runs to fit")
-
-    notes: list[str] = []
-    data["work"] = _rates(data, "code", "work", work, source)
-    data["peak"] = _rates(data, "system", "peak", peak, source)
-    work_given = work is not None or ("work" in frame.columns)
-    peak_given = peak is not None or ("peak" in frame.columns)
-    if aggregate != "none":
-        data = _aggregate(data, aggregate)
-        notes.append(f"repetitions combined by their {aggregate}")
-    data["p_factor"] = data["p"] if p_scaling else 1.0
-    data["scale"] = data["p_factor"] * data["peak"] / data["work"]
-    data["response"] = data["time"] * data["scale"]
-    data["weight"] = 1.0 / data["response"] if weighting == "relative" else 1.0
-    kept, removed = _screen_outliers(data, outlier_factor)
-    if len(removed):
-        notes.append(
-            f"{len(removed)} outlier(s) removed (t' more than {outlier_factor:g}x off the pair median)"
-        )
-    return ScalingObservations(
-        frame=kept[list(OBSERVATION_COLUMNS)].reset_index(drop=True),
-        removed=removed[[*OBSERVATION_COLUMNS, "ratio"]].reset_index(drop=True),
-        source=source,
-        p_scaling=p_scaling,
-        weighting=weighting,
-        work_given=work_given,
-        peak_given=peak_given,
-        notes=tuple(notes),
-    )
 
 
 def location(source: str, line: int | float | None) -> str:
@@ -373,7 +255,8 @@ def _line_numbers(table: pd.DataFrame, lines: Sequence[int] | None) -> list[int]
     return [-1] * len(table)
 
 
-def _require_columns(table: pd.DataFrame, columns: Sequence[str], source: str) -> None:
+def require_columns(table: pd.DataFrame, columns: Sequence[str], source: str) -> None:
+    """UsageError naming the columns ``table`` lacks."""
     missing = [column for column in columns if column not in table.columns]
     if missing:
         raise UsageError(
@@ -484,81 +367,3 @@ def _with_optional_rates(
                 raise UsageError(f"{location(source, line)}: column '{column}' must be positive")
             frame[column] = values
     return frame
-
-
-def _check_values(data: pd.DataFrame, source: str) -> None:
-    checks = (
-        ("p", data["p"].notna() & np.isfinite(data["p"]) & (data["p"] >= 1), "it must be a number >= 1"),
-        (
-            "time",
-            data["time"].notna() & np.isfinite(data["time"]) & (data["time"] > 0),
-            "it must be positive",
-        ),
-        ("n", data["n"].isna() | (data["n"] > 0), "it must be positive"),
-    )
-    for column, good, message in checks:
-        if not good.all():
-            row = data.loc[~good].iloc[0]
-            raise UsageError(f"{location(source, row['line'])}: {column} is {row[column]:g}; {message}")
-
-
-def _select(
-    data: pd.DataFrame, column: str, names: Sequence[str] | None, option: str, source: str
-) -> pd.DataFrame:
-    if not names:
-        return data
-    available = sorted(data[column].unique())
-    unknown = [name for name in names if name not in available]
-    if unknown:
-        raise UsageError(f"{option}: {', '.join(unknown)} not in {source}; available: {', '.join(available)}")
-    return data[data[column].isin(names)]
-
-
-def _rates(
-    data: pd.DataFrame, key: str, column: str, given: Mapping[str, float] | None, source: str
-) -> np.ndarray:
-    """W_c per code or r_peak per system: from ``given``, else from the column, else 1."""
-    if given is None:
-        if column in data.columns:
-            values = pd.to_numeric(data[column], errors="coerce").to_numpy(dtype=float)
-            bad = ~(np.isfinite(values) & (values > 0))
-            if bad.any():
-                line = data["line"].to_numpy()[np.argmax(bad)]
-                raise UsageError(f"{location(source, line)}: column '{column}' must be a positive number")
-            spread = data.assign(_v=values).groupby(key)["_v"].nunique()
-            if (spread > 1).any():
-                name = spread[spread > 1].index[0]
-                raise UsageError(f"{source}: column '{column}' differs between rows of {key} '{name}'")
-            return values
-        return np.ones(len(data))
-    missing = sorted(set(data[key]) - set(given))
-    if missing:
-        option = "--work" if column == "work" else "--peak"
-        raise UsageError(
-            f"{option}: no {column} for {key}(s) {', '.join(missing)}; add a line '{missing[0]},<{column}>'"
-        )
-    return data[key].map(given).to_numpy(dtype=float)
-
-
-def _aggregate(data: pd.DataFrame, how: str) -> pd.DataFrame:
-    keys = ["code", "system", "p", "n"]
-    grouped = data.groupby(keys, dropna=False, sort=True)
-    combined = grouped.agg(
-        time=("time", how), work=("work", "first"), peak=("peak", "first"), line=("line", "min")
-    )
-    return combined.reset_index()
-
-
-def _screen_outliers(data: pd.DataFrame, factor: float) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split off points whose t' (time * p * peak / work) is far from their pair's median t'."""
-    t_prime = data["time"] * data["p"] * data["peak"] / data["work"]
-    groups = data.groupby(["code", "system"], sort=False)["time"]
-    median = t_prime.groupby([data["code"], data["system"]]).transform("median")
-    ratio = t_prime / median
-    size = groups.transform("size")
-    if factor == 0:
-        outlier = pd.Series(False, index=data.index)
-    else:
-        outlier = (size >= 3) & ((ratio > factor) | (ratio < 1.0 / factor))
-    removed = data.loc[outlier].assign(ratio=ratio[outlier])
-    return data.loc[~outlier], removed

@@ -3,7 +3,7 @@
 One work parameter w_i^c per code and one power parameter r_i^s per system for each characteristic
 function, fitted to all codes and systems at once by nonlinear least squares, with r_i = 1 for a
 reference system (the product's one free normalisation) and asymptotic standard errors (Table 5).
-Called by :func:`perfeq.fitting.scaling.analyse_observations`.
+Called by :func:`perfeq.fitting.scaling.analysis.analyse_observations`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from perfeq.errors import FitError, UsageError
-from perfeq.fitting.scaling.data import ScalingObservations
 from perfeq.fitting.scaling.functions import CharacteristicFunction, model_label
+from perfeq.fitting.scaling.observations import ScalingObservations
 
 # Relative singular value of the (column-scaled) Jacobian under which parameters are not identifiable.
 IDENTIFIABILITY_TOLERANCE = 1e-9
@@ -101,29 +101,11 @@ class JointFit:
         result = []
         for i, function in enumerate(self.functions):
             for s, system in enumerate(self.systems):
-                result.append(
-                    JointParameter(
-                        "power",
-                        system,
-                        function,
-                        i + 1,
-                        float(self.power[i, s]),
-                        float(self.power_stderr[i, s]),
-                        system == self.reference_system,
-                    )
-                )
+                result.append(JointParameter("power", system, function, i + 1, float(self.power[i, s]),
+                                             float(self.power_stderr[i, s]), system == self.reference_system))
             for c, code in enumerate(self.codes):
-                result.append(
-                    JointParameter(
-                        "work",
-                        code,
-                        function,
-                        i + 1,
-                        float(self.work[i, c]),
-                        float(self.work_stderr[i, c]),
-                        False,
-                    )
-                )
+                result.append(JointParameter("work", code, function, i + 1, float(self.work[i, c]),
+                                             float(self.work_stderr[i, c]), False))
         return result
 
     def delta(self, code: str, system: str) -> np.ndarray:
@@ -180,90 +162,25 @@ def fit_joint_model(
     """Fit t' = sum_i (w_i^c / r_i^s) X_i by least squares, with r_i = 1 on the reference system.
 
     ``design`` holds the columns X_i = u_i(p, n) * p_factor (see
-    :func:`perfeq.fitting.scaling.design_matrix`).  Starts from alternating linear least squares
-    (the model is linear in w for fixed r and in 1/r for fixed w), then refines with
+    :func:`perfeq.fitting.scaling.analysis.design_matrix`).  Starts from alternating linear least
+    squares (the model is linear in w for fixed r and in 1/r for fixed w), then refines with
     ``scipy.optimize.least_squares`` in (w, g = 1/r).  Standard errors come from s^2 (J^T J)^-1,
     carried over to r by the delta method.
     """
-    frame = observations.frame
     label = model_label(f.label for f in functions)
-    codes = tuple(observations.codes)
     systems = tuple(observations.systems)
-    reference = _reference_system(frame, systems, reference_system)
-    code_index = frame["code"].map({name: i for i, name in enumerate(codes)}).to_numpy()
-    system_index = frame["system"].map({name: i for i, name in enumerate(systems)}).to_numpy()
-    weight = frame["weight"].to_numpy(dtype=float)
-    weighted = design[[f.label for f in functions]].to_numpy(dtype=float) * weight[:, None]
-    column_scale = np.sqrt(np.mean(weighted**2, axis=0))
-    if not np.all(column_scale > 0):
-        raise FitError(f"{observations.source}: joint model {label}: a function is zero at every run")
-    X = weighted / column_scale
-    y = frame["response"].to_numpy(dtype=float) * weight
-    n_obs, n_functions = X.shape
-    free = [s for s in range(len(systems)) if systems[s] != reference]
-    n_work = n_functions * len(codes)
-    n_parameters = n_work + n_functions * len(free)
-    if n_obs <= n_parameters:
-        raise FitError(
-            f"{observations.source}: joint model {label} has {n_parameters} parameters "
-            f"({n_functions} x ({len(codes)} codes + {len(systems)} systems - 1)) but only {n_obs} runs; "
-            "add runs or use fewer functions"
-        )
-
-    def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        work = theta[:n_work].reshape(n_functions, len(codes))
-        inverse_power = np.ones((n_functions, len(systems)))
-        inverse_power[:, free] = theta[n_work:].reshape(n_functions, len(free))
-        return work, inverse_power
-
-    def residuals(theta: np.ndarray) -> np.ndarray:
-        work, inverse_power = unpack(theta)
-        return np.sum(X * work[:, code_index].T * inverse_power[:, system_index].T, axis=1) - y
-
-    def jacobian(theta: np.ndarray) -> np.ndarray:
-        work, inverse_power = unpack(theta)
-        J = np.zeros((n_obs, n_parameters))
-        rows = np.arange(n_obs)
-        for i in range(n_functions):
-            J[rows, i * len(codes) + code_index] = X[:, i] * inverse_power[i, system_index]
-            for position, s in enumerate(free):
-                chosen = system_index == s
-                J[chosen, n_work + i * len(free) + position] = X[chosen, i] * work[i, code_index[chosen]]
-        return J
-
-    start = _alternating_start(X, y, code_index, system_index, len(codes), len(systems), free)
-    result = least_squares(
-        residuals,
-        start,
-        jac=jacobian,
-        method="lm",
-        x_scale="jac",
-        ftol=1e-12,
-        xtol=1e-12,
-        gtol=1e-12,
-        max_nfev=200 * (n_parameters + 1),
-    )
-    work, inverse_power = unpack(result.x)
-    response = frame["response"].to_numpy(dtype=float)
-    predicted = (y + result.fun) / weight
+    reference = _reference_system(observations.frame, systems, reference_system)
+    problem = _JointProblem.build(observations, design, functions, reference, label)
+    result = problem.solve()
+    work, inverse_power = problem.unpack(result.x)
     sse = float(result.fun @ result.fun)
-    covariance, identifiable = _covariance(jacobian(result.x), sse / (n_obs - n_parameters))
-    variances = np.diag(covariance)
-    work_stderr = np.sqrt(variances[:n_work]).reshape(n_functions, len(codes))
-    inverse_stderr = np.zeros((n_functions, len(systems)))
-    inverse_stderr[:, free] = np.sqrt(variances[n_work:]).reshape(n_functions, len(free))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        power = 1.0 / inverse_power
-        power_stderr = inverse_stderr / inverse_power**2  # delta method for r = 1/g
+    residual_mean_square = sse / (problem.n_obs - problem.n_parameters)
+    covariance, identifiable = _covariance(problem.jacobian(result.x), residual_mean_square)
+    work_stderr, power, power_stderr = problem.standard_errors(covariance, inverse_power)
+    frame = observations.frame
+    response = frame["response"].to_numpy(dtype=float)
+    predicted = (problem.y + result.fun) / problem.weight
     relative_error = np.abs(predicted - response) / response
-    notes = []
-    if not result.success:
-        notes.append(f"joint model {label}: least squares did not converge ({result.message})")
-    if not identifiable:
-        notes.append(
-            f"joint model {label}: parameters are not all identifiable from these runs; "
-            "standard errors are not given"
-        )
     points = frame[["code", "system", "p", "n", "time", "response", "line"]].assign(
         predicted=predicted,
         residual=response - predicted,
@@ -272,16 +189,16 @@ def fit_joint_model(
     return JointFit(
         characteristic=tuple(functions),
         reference_system=reference,
-        codes=codes,
+        codes=problem.codes,
         systems=systems,
-        work=work / column_scale[:, None],
-        work_stderr=work_stderr / column_scale[:, None],
+        work=work / problem.column_scale[:, None],
+        work_stderr=work_stderr / problem.column_scale[:, None],
         power=power,
         power_stderr=power_stderr,
         sse=sse,
-        sst=float(y @ y),
-        n_obs=n_obs,
-        n_parameters=n_parameters,
+        sst=float(problem.y @ problem.y),
+        n_obs=problem.n_obs,
+        n_parameters=problem.n_parameters,
         max_relative_error=float(relative_error.max()),
         mean_relative_error=float(relative_error.mean()),
         individual_sse=individual_total[0] if individual_total else float("nan"),
@@ -291,8 +208,134 @@ def fit_joint_model(
         points=points.reset_index(drop=True),
         work_of_code=frame.groupby("code")["work"].first().to_dict(),
         peak_of_system=frame.groupby("system")["peak"].first().to_dict(),
-        notes=tuple(notes),
+        notes=_joint_notes(label, result, identifiable),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class _JointProblem:
+    """The weighted least-squares problem of one joint model in theta = (w, g = 1/r of the free systems).
+
+    ``X`` holds the weighted design columns scaled to unit RMS (``column_scale``), ``y`` the weighted
+    responses; row i belongs to code ``code_index[i]`` and system ``system_index[i]``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+    column_scale: np.ndarray
+    codes: tuple[str, ...]
+    code_index: np.ndarray
+    system_index: np.ndarray
+    n_systems: int
+    free: list[int]  # systems whose g is fitted: all but the reference
+
+    @classmethod
+    def build(
+        cls,
+        observations: ScalingObservations,
+        design: pd.DataFrame,
+        functions: Sequence[CharacteristicFunction],
+        reference: str,
+        label: str,
+    ) -> _JointProblem:
+        """The problem for ``functions``; FitError for a function zero at every run or too few runs."""
+        frame = observations.frame
+        codes, systems = tuple(observations.codes), tuple(observations.systems)
+        code_index = frame["code"].map({name: i for i, name in enumerate(codes)}).to_numpy()
+        system_index = frame["system"].map({name: i for i, name in enumerate(systems)}).to_numpy()
+        weight = frame["weight"].to_numpy(dtype=float)
+        weighted = design[[f.label for f in functions]].to_numpy(dtype=float) * weight[:, None]
+        column_scale = np.sqrt(np.mean(weighted**2, axis=0))
+        if not np.all(column_scale > 0):
+            raise FitError(f"{observations.source}: joint model {label}: a function is zero at every run")
+        free = [s for s in range(len(systems)) if systems[s] != reference]
+        problem = cls(weighted / column_scale, frame["response"].to_numpy(dtype=float) * weight, weight,
+                      column_scale, codes, code_index, system_index, len(systems), free)
+        if problem.n_obs <= problem.n_parameters:
+            raise FitError(
+                f"{observations.source}: joint model {label} has {problem.n_parameters} parameters "
+                f"({problem.n_functions} x ({len(codes)} codes + {len(systems)} systems - 1)) but only "
+                f"{problem.n_obs} runs; add runs or use fewer functions"
+            )
+        return problem
+
+    @property
+    def n_obs(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_functions(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_work(self) -> int:
+        return self.n_functions * len(self.codes)
+
+    @property
+    def n_parameters(self) -> int:
+        return self.n_work + self.n_functions * len(self.free)
+
+    def unpack(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """w (functions x codes) and g (functions x systems, 1 on the reference) from theta."""
+        work = theta[: self.n_work].reshape(self.n_functions, len(self.codes))
+        inverse_power = np.ones((self.n_functions, self.n_systems))
+        inverse_power[:, self.free] = theta[self.n_work :].reshape(self.n_functions, len(self.free))
+        return work, inverse_power
+
+    def residuals(self, theta: np.ndarray) -> np.ndarray:
+        work, inverse_power = self.unpack(theta)
+        return (
+            np.sum(self.X * work[:, self.code_index].T * inverse_power[:, self.system_index].T, axis=1) - self.y
+        )
+
+    def jacobian(self, theta: np.ndarray) -> np.ndarray:
+        work, inverse_power = self.unpack(theta)
+        n_codes, n_free = len(self.codes), len(self.free)
+        J = np.zeros((self.n_obs, self.n_parameters))
+        rows = np.arange(self.n_obs)
+        for i in range(self.n_functions):
+            J[rows, i * n_codes + self.code_index] = self.X[:, i] * inverse_power[i, self.system_index]
+            for position, s in enumerate(self.free):
+                chosen = self.system_index == s
+                J[chosen, self.n_work + i * n_free + position] = (
+                    self.X[chosen, i] * work[i, self.code_index[chosen]]
+                )
+        return J
+
+    def solve(self):
+        """scipy's Levenberg-Marquardt result, started from alternating least squares."""
+        start = _alternating_start(
+            self.X, self.y, self.code_index, self.system_index, len(self.codes), self.n_systems, self.free
+        )
+        return least_squares(self.residuals, start, jac=self.jacobian, method="lm", x_scale="jac", ftol=1e-12,
+                             xtol=1e-12, gtol=1e-12, max_nfev=200 * (self.n_parameters + 1))
+
+    def standard_errors(
+        self, covariance: np.ndarray, inverse_power: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Standard errors of w (scaled columns), r = 1/g and of r (delta method) from theta's covariance."""
+        variances = np.diag(covariance)
+        work_stderr = np.sqrt(variances[: self.n_work]).reshape(self.n_functions, len(self.codes))
+        inverse_stderr = np.zeros((self.n_functions, self.n_systems))
+        free_stderr = np.sqrt(variances[self.n_work :]).reshape(self.n_functions, len(self.free))
+        inverse_stderr[:, self.free] = free_stderr
+        with np.errstate(divide="ignore", invalid="ignore"):
+            power = 1.0 / inverse_power
+            power_stderr = inverse_stderr / inverse_power**2  # delta method for r = 1/g
+        return work_stderr, power, power_stderr
+
+
+def _joint_notes(label: str, result, identifiable: bool) -> tuple[str, ...]:
+    notes = []
+    if not result.success:
+        notes.append(f"joint model {label}: least squares did not converge ({result.message})")
+    if not identifiable:
+        notes.append(
+            f"joint model {label}: parameters are not all identifiable from these runs; "
+            "standard errors are not given"
+        )
+    return tuple(notes)
 
 
 def _reference_system(frame: pd.DataFrame, systems: Sequence[str], requested: str | None) -> str:

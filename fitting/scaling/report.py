@@ -1,8 +1,8 @@
-"""Tables, JSON and plots of a :class:`perfeq.fitting.scaling.ScalingReport`.
+"""Text, JSON and files of a :class:`perfeq.fitting.scaling.analysis.ScalingReport`.
 
-Builds the paper's tables as DataFrames once (Table 1 run counts, Table 2 per-pair models, Table 3
-totals, Table 4 joint models, Table 5 joint parameters) and prints them as text, CSV or JSON; draws
-per-pair fits and the residuals-vs-predicted plot (Fig. 1).  Every file is written atomically.
+Prints the paper's tables (built by :mod:`perfeq.fitting.scaling.tables`) as text, writes them as
+CSV, turns the report into one JSON document, and writes the plots of
+:mod:`perfeq.fitting.scaling.plots`.  Every file is written atomically.
 """
 
 from __future__ import annotations
@@ -20,165 +20,14 @@ from matplotlib.figure import Figure
 
 from perfeq.files import write_atomic
 from perfeq.fitting.scaling.analysis import ScalingReport
+from perfeq.fitting.scaling.individual import IndividualAnalysis
 from perfeq.fitting.scaling.joint import JointFit
+from perfeq.fitting.scaling.plots import pair_figure, residual_figure
+from perfeq.fitting.scaling.tables import counts_table, joint_table, removed_table, tables, totals_table
 
 FORMAT = "perfeq-scaling"
 VERSION = 1
 DETAILED_JOINT_MODELS = 3  # the paper details its best three joint models (Table 5)
-MAX_PAIR_PANELS = 36
-
-
-# --------------------------------------------------------------------------------------------------
-# Tables
-
-
-def counts_table(report: ScalingReport) -> pd.DataFrame:
-    """Runs per code (rows) and system (columns) with totals (Table 1)."""
-    frame = report.observations.frame
-    table = pd.crosstab(frame["code"], frame["system"], margins=True, margins_name="Total")
-    table.index.name = "code"
-    table.columns.name = None
-    return table.reset_index()
-
-
-def removed_table(report: ScalingReport) -> pd.DataFrame:
-    """The points the outlier screening removed, with their ratio to the pair median t'."""
-    removed = report.observations.removed
-    return removed[["code", "system", "p", "n", "time", "ratio", "line"]].copy()
-
-
-def individual_table(report: ScalingReport) -> pd.DataFrame:
-    """Every model fitted to every pair (Table 2 is the rows with kept = True)."""
-    rows = []
-    individual = report.individual
-    max_terms = (
-        max((len(fit.functions) for pair in individual.pairs for fit in pair.fits), default=0)
-        if individual
-        else 0
-    )
-    for pair in individual.pairs if individual else ():
-        for fit in sorted(pair.fits, key=lambda f: (not f.kept, f.residual_mean_square)):
-            row = {
-                "code": pair.code,
-                "system": pair.system,
-                "model": fit.label,
-                "terms": len(fit.functions),
-                "runs": fit.n_obs,
-                "sse": fit.sse,
-                "sst": fit.sst,
-                "r_squared": fit.r_squared,
-                "residual_mean_square": fit.residual_mean_square,
-                "kept": fit.kept,
-                "best": fit is pair.best,
-            }
-            for i in range(max_terms):
-                present = i < len(fit.functions)
-                row[f"u{i + 1}"] = fit.functions[i] if present else ""
-                row[f"delta{i + 1}"] = fit.delta[i] if present else np.nan
-                row[f"se{i + 1}"] = fit.stderr[i] if present else np.nan
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def totals_table(report: ScalingReport) -> pd.DataFrame:
-    """Each model summed over all pairs, and the per-pair best models (Table 3); best first."""
-    individual = report.individual
-    if individual is None:
-        return pd.DataFrame()
-    rows = [
-        {
-            "model": "best (per pair)",
-            "terms": np.nan,
-            "pairs": len(individual.pairs),
-            "parameters": individual.best_parameters,
-            "sse": individual.best_sse,
-            "r_squared": individual.best_r_squared,
-            "residual_mean_square": np.nan,
-            "kept": True,
-            "complete": True,
-        }
-    ]
-    ranked = individual.ranked_totals()
-    others = [t for t in individual.totals if t not in ranked]
-    for total in ranked + sorted(others, key=lambda t: t.sse):
-        rows.append(
-            {
-                "model": total.label,
-                "terms": len(total.functions),
-                "pairs": total.n_pairs,
-                "parameters": total.n_parameters,
-                "sse": total.sse,
-                "r_squared": total.r_squared,
-                "residual_mean_square": total.residual_mean_square,
-                "kept": total.kept,
-                "complete": total.complete,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def joint_table(report: ScalingReport) -> pd.DataFrame:
-    """Joint models against the individual fits with the same functions (Table 4); best first."""
-    return pd.DataFrame(
-        [
-            {
-                "model": fit.label,
-                "parameters": fit.n_parameters,
-                "sse": fit.sse,
-                "r_squared": fit.r_squared,
-                "individual_parameters": fit.individual_parameters,
-                "individual_sse": fit.individual_sse,
-                "individual_r_squared": fit.individual_r_squared,
-                "max_relative_error": fit.max_relative_error,
-                "mean_relative_error": fit.mean_relative_error,
-                "reference_system": fit.reference_system,
-                "identifiable": fit.identifiable,
-                "converged": fit.converged,
-            }
-            for fit in report.joint
-        ]
-    )
-
-
-def joint_parameters_table(report: ScalingReport) -> pd.DataFrame:
-    """Work and power parameters with standard errors of every joint model (Table 5)."""
-    return pd.DataFrame(
-        [
-            {
-                "model": fit.label,
-                "parameter": parameter.symbol,
-                "kind": parameter.kind,
-                "name": parameter.name,
-                "function": parameter.function,
-                "value": parameter.value,
-                "stderr": parameter.stderr,
-                "fixed": parameter.fixed,
-            }
-            for fit in report.joint
-            for parameter in fit.parameters()
-        ]
-    )
-
-
-def joint_points_table(report: ScalingReport) -> pd.DataFrame:
-    """Observed and predicted values of every run under every joint model."""
-    if not report.joint:
-        return pd.DataFrame()
-    return pd.concat([fit.points.assign(model=fit.label) for fit in report.joint], ignore_index=True)
-
-
-def tables(report: ScalingReport) -> dict[str, pd.DataFrame]:
-    """All tables by file stem, in the order they are written."""
-    return {
-        "counts": counts_table(report),
-        "observations": report.observations.frame,
-        "removed": removed_table(report),
-        "individual": individual_table(report),
-        "totals": totals_table(report),
-        "joint": joint_table(report),
-        "joint_parameters": joint_parameters_table(report),
-        "joint_points": joint_points_table(report),
-    }
 
 
 # --------------------------------------------------------------------------------------------------
@@ -305,7 +154,6 @@ def _indent(text: str, spaces: int = 2) -> str:
 def to_json(report: ScalingReport) -> dict:
     """Everything in one JSON-ready dict (format ``perfeq-scaling`` version 1; NaN becomes null)."""
     obs = report.observations
-    individual = report.individual
     document = {
         "format": FORMAT,
         "version": VERSION,
@@ -333,57 +181,58 @@ def to_json(report: ScalingReport) -> dict:
             }
             for f in report.functions
         ],
-        "observations": {
-            "runs": len(obs.frame),
-            "codes": obs.codes,
-            "systems": obs.systems,
-            "counts": obs.frame.groupby(["code", "system"])
-            .size()
-            .rename("runs")
-            .reset_index()
-            .to_dict("records"),
-            "removed": removed_table(report).to_dict("records"),
-        },
-        "individual": None,
+        "observations": _observations_json(report),
+        "individual": None if report.individual is None else _individual_json(report.individual),
         "joint": [_joint_json(fit) for fit in report.joint],
         "notes": list(report.notes),
     }
-    if individual is not None:
-        document["individual"] = {
-            "sst": individual.sst,
-            "best": {
-                "sse": individual.best_sse,
-                "r_squared": individual.best_r_squared,
-                "parameters": individual.best_parameters,
-            },
-            "pairs": [
-                {
-                    "code": pair.code,
-                    "system": pair.system,
-                    "runs": pair.n_obs,
-                    "sst": pair.sst,
-                    "best": list(pair.best.functions),
-                    "models": [
-                        _fit_json(fit) for fit in sorted(pair.fits, key=lambda f: f.residual_mean_square)
-                    ],
-                }
-                for pair in individual.pairs
-            ],
-            "totals": [
-                {
-                    "functions": list(t.functions),
-                    "sse": t.sse,
-                    "r_squared": t.r_squared,
-                    "residual_mean_square": t.residual_mean_square,
-                    "pairs": t.n_pairs,
-                    "parameters": t.n_parameters,
-                    "complete": t.complete,
-                    "kept": t.kept,
-                }
-                for t in individual.totals
-            ],
-        }
     return _clean(document)
+
+
+def _observations_json(report: ScalingReport) -> dict:
+    obs = report.observations
+    return {
+        "runs": len(obs.frame),
+        "codes": obs.codes,
+        "systems": obs.systems,
+        "counts": obs.frame.groupby(["code", "system"]).size().rename("runs").reset_index().to_dict("records"),
+        "removed": removed_table(report).to_dict("records"),
+    }
+
+
+def _individual_json(individual: IndividualAnalysis) -> dict:
+    return {
+        "sst": individual.sst,
+        "best": {
+            "sse": individual.best_sse,
+            "r_squared": individual.best_r_squared,
+            "parameters": individual.best_parameters,
+        },
+        "pairs": [
+            {
+                "code": pair.code,
+                "system": pair.system,
+                "runs": pair.n_obs,
+                "sst": pair.sst,
+                "best": list(pair.best.functions),
+                "models": [_fit_json(fit) for fit in sorted(pair.fits, key=lambda f: f.residual_mean_square)],
+            }
+            for pair in individual.pairs
+        ],
+        "totals": [
+            {
+                "functions": list(t.functions),
+                "sse": t.sse,
+                "r_squared": t.r_squared,
+                "residual_mean_square": t.residual_mean_square,
+                "pairs": t.n_pairs,
+                "parameters": t.n_parameters,
+                "complete": t.complete,
+                "kept": t.kept,
+            }
+            for t in individual.totals
+        ],
+    }
 
 
 def dumps(report: ScalingReport) -> str:
@@ -445,73 +294,6 @@ def _clean(value):
     if isinstance(value, np.bool_):
         return bool(value)
     return value
-
-
-# --------------------------------------------------------------------------------------------------
-# Plots
-
-
-def pair_figure(report: ScalingReport) -> Figure | None:
-    """One panel per (code, system): fitted values t' against p, and the best individual model."""
-    individual = report.individual
-    if individual is None:
-        return None
-    pairs = individual.pairs[:MAX_PAIR_PANELS]
-    columns = min(4, len(pairs))
-    rows = math.ceil(len(pairs) / columns)
-    figure = Figure(figsize=(3.2 * columns, 2.6 * rows), layout="constrained")
-    frame = report.observations.frame
-    functions = {f.label: f for f in report.functions}
-    for index, pair in enumerate(pairs):
-        axes = figure.add_subplot(rows, columns, index + 1)
-        group = frame[(frame["code"] == pair.code) & (frame["system"] == pair.system)]
-        axes.plot(group["p"], group["response"], "o", markersize=3, label="runs")
-        for size, sub in group.groupby(group["n"].fillna(-1.0)):
-            p = np.geomspace(sub["p"].min(), sub["p"].max(), 60)
-            n = None if size < 0 else np.full_like(p, size)
-            p_factor = p if report.observations.p_scaling else 1.0
-            fitted = sum(
-                d * functions[label](p, n) * p_factor
-                for d, label in zip(pair.best.delta, pair.best.functions, strict=True)
-            )
-            axes.plot(p, fitted, "-", linewidth=1)
-        axes.set_xscale("log", base=2)
-        axes.set_title(f"{pair.code} on {pair.system}\n{pair.best.label}", fontsize=8)
-        axes.tick_params(labelsize=7)
-    figure.supxlabel("p")
-    figure.supylabel("t'")
-    return figure
-
-
-def residual_figure(fit: JointFit) -> Figure:
-    """Residuals against predicted values of a joint model (the paper's Fig. 1)."""
-    figure = Figure(figsize=(6.4, 4.4), layout="constrained")
-    axes = figure.add_subplot()
-    markers = "osD^v<>pPX*h"
-    points = fit.points
-    for c, code in enumerate(fit.codes):
-        for s, system in enumerate(fit.systems):
-            chosen = (points["code"] == code) & (points["system"] == system)
-            if chosen.any():
-                axes.scatter(
-                    points.loc[chosen, "predicted"],
-                    points.loc[chosen, "residual"],
-                    s=14,
-                    marker=markers[c % len(markers)],
-                    color=f"C{s % 10}",
-                    label=f"{code} / {system}",
-                )
-    axes.axhline(0.0, color="0.5", linewidth=0.8)
-    axes.set_xlabel("predicted t'")
-    axes.set_ylabel("residual t'")
-    axes.set_title(
-        f"Joint model {fit.label}: SSE {fit.sse:.4g}, R^2 {fit.r_squared:.4f}, "
-        f"max rel. error {fit.max_relative_error:.0%}",
-        fontsize=9,
-    )
-    if len(fit.codes) * len(fit.systems) <= 20:
-        axes.legend(fontsize=6, ncol=2)
-    return figure
 
 
 # --------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sympy as sp
-from conftest import TESTS
+from conftest import TESTS, one_line_error
 from numpy.testing import assert_allclose
 
 from perfeq.cli import main
@@ -68,15 +68,6 @@ GRID = Grid("n", (2000.0, 20000.0, 200000.0), (1, 3, 8), {"iters": 50.0})
 
 def _cli(files, *args):
     return ["--machine", str(files / "machine.json"), "--caches", str(CACHES), *args]
-
-
-def _one_line_error(capsys) -> str:
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("perfeq: error: ")
-    assert "Traceback" not in captured.err + captured.out
-    return lines[0]
 
 
 # ---- the time equation ------------------------------------------------------------------------------
@@ -312,14 +303,14 @@ def test_bad_input_is_one_line_exit_2(files, tmp_path, capsys, monkeypatch, args
     monkeypatch.chdir(tmp_path)
     command, *rest = args
     assert main([command, str(files / "cg.model.json"), *_cli(files, *rest)]) == 2
-    assert message in _one_line_error(capsys)
+    assert message in one_line_error(capsys)
 
 
 def test_missing_model_file_is_one_line(files, tmp_path, capsys):
     assert (
         main(["sensitivity", str(tmp_path / "none.json"), *_cli(files, "--wrt", "ops", "--over", "n=5")]) == 2
     )
-    assert "no such model file" in _one_line_error(capsys)
+    assert "no such model file" in one_line_error(capsys)
 
 
 # ---- the report -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Leave-one-application-out validation (fitting/validate.py, ``perfeq validate``): on synthetic runs
+"""Leave-one-application-out validation (fitting/analysis/validate.py, ``perfeq validate``): on synthetic runs
 with known costs, and once on a real calibration campaign of three bundled examples."""
 
 from __future__ import annotations
@@ -9,11 +9,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import one_line_error
 from numpy.testing import assert_allclose
 
 from perfeq.cli import main
 from perfeq.errors import UsageError
-from perfeq.fitting.analysis.validate import cross_validate, format_validation
+from perfeq.fitting.analysis.validate import cross_validate
+from perfeq.fitting.analysis.validate_report import format_validation
 from perfeq.fitting.regression.fit import fit_machine
 from perfeq.fitting.regression.runs import read_runs, write_runs
 from perfeq.fitting.regression.synthetic import TRUE_COSTS, synthetic_applications, synthetic_runs, true_time
@@ -35,14 +37,6 @@ def real_runs(tmp_path_factory):
         == 0
     )
     return path
-
-
-def _one_line_error(capsys) -> str:
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("perfeq: error: ") and "Traceback" not in captured.err
-    return lines[0]
 
 
 def test_held_out_applications_are_predicted_from_the_others(synthetic):
@@ -188,14 +182,14 @@ def test_validate_bad_input(synthetic, tmp_path, capsys, extra, message):
     path = tmp_path / "runs.csv"
     write_runs(path, synthetic)
     assert main(["validate", str(path), "-o", str(tmp_path / "out"), *extra]) == 2
-    assert message in _one_line_error(capsys)
+    assert message in one_line_error(capsys)
 
 
 def test_validate_single_application_file(synthetic, tmp_path, capsys):
     path = tmp_path / "runs.csv"
     write_runs(path, [run for run in synthetic if run.app == "beta"])
     assert main(["validate", str(path), "-o", str(tmp_path / "out")]) == 2
-    assert "at least two applications" in _one_line_error(capsys)
+    assert "at least two applications" in one_line_error(capsys)
 
 
 def test_validate_command_within_fit_intervals(tmp_path, capsys):

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfeq.errors import RankError
-from perfeq.fitting.ranking.methods import (
+from perfeq.fitting.ranking.inversions import (
     check_thresholds,
     thresholded_inversions,
     thresholded_inversions_many,

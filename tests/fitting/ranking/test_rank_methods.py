@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from perfeq.errors import RankError
-from perfeq.fitting.ranking import methods as ranking
+from perfeq.fitting import ranking
 from perfeq.fitting.ranking.tables import BenchmarkTable, RuntimeCase, RuntimeTable
 
 COLUMNS = ("FLOPS", "L1(s)", "L2(s)", "L3(s)", "MM(s)", "MM(r)", "NW bw", "NW lat")

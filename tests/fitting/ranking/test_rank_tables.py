@@ -11,7 +11,7 @@ from conftest import DATA
 from numpy.testing import assert_allclose
 
 from perfeq.errors import RankError
-from perfeq.fitting.ranking.methods import rank_profiles
+from perfeq.fitting.ranking.profiles import rank_profiles
 from perfeq.fitting.ranking.tables import (
     benchmark_table_from_profiles,
     read_benchmarks,
@@ -139,12 +139,11 @@ def test_bad_json_is_reported_with_line(tmp_path):
 
 
 def test_profiles_written_by_perfeq_fit_are_readable(tmp_path):
-    """The profile writer of stage 4 (being written in parallel): its manual profiles must rank."""
-    profile_module = pytest.importorskip("perfeq.fitting.regression.profile")
-    if not hasattr(profile_module, "manual_profile") or not hasattr(profile_module, "save_profile"):
-        pytest.skip("perfeq.fitting.regression.profile has no manual_profile/save_profile yet")
+    """The profile writer of the regression: its manual profiles must rank."""
+    from perfeq.fitting.regression.profile import manual_profile, save_profile
+
     for name, ops in (("quick", 1e-9), ("slow", 4e-9)):
-        profile_module.save_profile(profile_module.manual_profile({"ops": ops, "bytes": 1e-9}), tmp_path / f"{name}.json")
+        save_profile(manual_profile({"ops": ops, "bytes": 1e-9}), tmp_path / f"{name}.json")
     profiles = read_profiles(sorted(tmp_path.glob("*.json")))
     result = rank_profiles(profiles, {"ops": 1e9, "bytes": 1e6})
     assert result.machines == ("quick", "slow")

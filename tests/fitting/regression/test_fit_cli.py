@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import one_line_error
 
 from perfeq.cli import main
 from perfeq.fitting.regression.profile import load_profile
@@ -18,15 +19,6 @@ def runs_csv(tmp_path):
     path = tmp_path / "runs.csv"
     write_runs(path, synthetic_runs(24, np.random.default_rng(31)))
     return path
-
-
-def _one_line_error(capsys) -> str:
-    captured = capsys.readouterr()
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith("perfeq: error: ")
-    assert "Traceback" not in captured.err + captured.out
-    return lines[0]
 
 
 def test_fit_prints_a_table_and_writes_profile_and_plots(tmp_path, runs_csv, capsys):
@@ -73,7 +65,7 @@ def test_fit_refuses_too_few_runs(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     write_runs(path, synthetic_runs(2, np.random.default_rng(0)))
     assert main(["fit", str(path)]) == 2
-    assert "2 runs for 3 costs" in _one_line_error(capsys)
+    assert "2 runs for 3 costs" in one_line_error(capsys)
 
 
 def test_fit_refuses_an_all_zero_column(tmp_path, capsys):
@@ -81,7 +73,7 @@ def test_fit_refuses_an_all_zero_column(tmp_path, capsys):
     runs = synthetic_runs(10, np.random.default_rng(0))
     write_runs(path, [Run(r.app, r.params, r.procs, r.time_s, {**r.counts, "page": 0}) for r in runs])
     assert main(["fit", str(path)]) == 2
-    assert "'page' is zero in every run" in _one_line_error(capsys)
+    assert "'page' is zero in every run" in one_line_error(capsys)
     assert main(["fit", str(path), "--drop-empty"]) == 0
     assert "dropped cost column(s) page" in capsys.readouterr().out
 
@@ -90,14 +82,14 @@ def test_fit_reports_a_bad_csv_line(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     path.write_text("# perfeq-runs 1\napp,params,procs,time_s,ops\nmm,n=1,1,fast,10\n", encoding="utf-8")
     assert main(["fit", str(path)]) == 2
-    assert f"perfeq: error: {path}:3: column 'time_s': 'fast' is not a number" in _one_line_error(capsys)
+    assert f"perfeq: error: {path}:3: column 'time_s': 'fast' is not a number" in one_line_error(capsys)
 
 
 def test_fit_refuses_unknown_cost(runs_csv, capsys):
     assert main(["fit", str(runs_csv), "--costs", "ops,,bytes"]) == 2
-    assert "empty name" in _one_line_error(capsys)
+    assert "empty name" in one_line_error(capsys)
     assert main(["fit", str(runs_csv), "--costs", "ops,l3"]) == 2
-    assert "unknown cost 'l3'" in _one_line_error(capsys)
+    assert "unknown cost 'l3'" in one_line_error(capsys)
 
 
 def test_machine_profile_manual(tmp_path, capsys):
@@ -120,4 +112,4 @@ def test_machine_profile_manual(tmp_path, capsys):
 )
 def test_machine_profile_refuses_bad_values(item, message, capsys):
     assert main(["machine-profile", "--manual", item]) == 2
-    assert message in _one_line_error(capsys)
+    assert message in one_line_error(capsys)

@@ -9,9 +9,10 @@ from conftest import DATA
 from numpy.testing import assert_allclose
 
 from perfeq.errors import FitError, UsageError
-from perfeq.fitting.scaling.analysis import ScalingOptions, analyse_scaling, least_squares_fit
+from perfeq.fitting.scaling.analysis import ScalingOptions, analyse_scaling
 from perfeq.fitting.scaling.data import read_rate_table, read_scaling_csv, scaling_frame_from_runs
 from perfeq.fitting.scaling.functions import parse_function
+from perfeq.fitting.scaling.individual import least_squares_fit
 
 DATA = DATA / "scaling"
 PROCS = (1, 2, 4, 8, 16, 32, 64, 128)
