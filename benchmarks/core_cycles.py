@@ -51,7 +51,7 @@ from pycparser import c_ast
 from perfeq.examples.catalog import load_catalog
 from perfeq.fitting.analysis.validate import cross_validate
 from perfeq.fitting.regression.runs import parse_params, read_runs
-from perfeq.instrument.collect import _names  # the IDs an expression mentions
+from perfeq.instrument.collect.walk import names as _names  # the IDs an expression mentions
 from perfeq.instrument.preprocess import parse, preprocess
 from perfeq.workflows.calibrate import example_model
 from perfeq.workflows.pipeline import compile_command, find_mpi

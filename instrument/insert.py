@@ -13,7 +13,7 @@ from pathlib import Path
 import jinja2
 
 from perfeq import __version__
-from perfeq.instrument.collect import Insertion
+from perfeq.instrument.collect.unit import Insertion
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.source import SourceText
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfeq.errors import InstrumentError, UsageError
 from perfeq.files import write_atomic
 from perfeq.instrument import insert
-from perfeq.instrument.collect import UnitCollector
+from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.preprocess import parse, preprocess
 from perfeq.instrument.source import SourceError, SourceText
@@ -90,10 +90,12 @@ def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) ->
         found = False
         for i, p in enumerate(unit.params):
             if p.variable == variable:
-                unit.params[i] = ParamDescriptor(p.variable, symbol, p.source, p.function, p.line, p.text)
+                unit.params[i] = replace(p, symbol=symbol)
                 found = True
         if not found and variable in unit.macros:
-            unit.params.append(ParamDescriptor(variable, symbol, "macro", None, 0, unit.macros[variable]))
+            unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="macro", function=None,
+                                               line=0, text=unit.macros[variable]))
             found = True
         if not found:
-            unit.params.append(ParamDescriptor(variable, symbol, "user", None, 0, variable))
+            unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="user", function=None,
+                                               line=0, text=variable))

@@ -541,7 +541,6 @@ def test_param_option_names_a_macro(mpicc: str, tmp_path: Path) -> None:
 
 
 def test_comm_descriptors(outcomes: dict[str, Outcome]) -> None:
-    pytest.importorskip("perfeq.runtime.mpi.calls", reason="the MPI call table (runtime/mpi_spec.py) is missing")
     unit = descriptors(outcomes, "mpi")
     comms = {}
     for comm in unit.comms:

@@ -13,15 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import C_PROGRAMS
+from conftest import C_PROGRAMS, run_traced
 
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.instrumenter import Instrumented, instrument_file
+from perfeq.runtime import build
 from perfeq.toolchain import find_program, mpi_env
-
-build = pytest.importorskip("perfeq.runtime.build", reason="the runtime builder (runtime/build.py) is not there yet")
-run = pytest.importorskip("perfeq.runtime.run", reason="perfeq run (runtime/run.py) is not there yet")
-trace_reader = pytest.importorskip("perfeq.runtime.trace", reason="the trace reader is not there yet")
 
 CORPUS = C_PROGRAMS / "instrument"
 
@@ -45,10 +42,9 @@ def build_program(name: str, compiler: list[str], folder: Path, mpi: bool) -> tu
 
 def traced(command: list[str], output: Path, **env: str):
     """Run under ``perfeq run``: exit status, stdout, the merged trace."""
-    environment = {**mpi_env(), **env}
-    plain = subprocess.run(command, capture_output=True, text=True, env={**environment, "PERFEQ_ENABLE": "0"})
-    result = run.run_instrumented(command, output, env=environment)
-    return result.exit_status, plain.stdout, trace_reader.read_trace(output)
+    plain = subprocess.run(command, capture_output=True, text=True, env={**mpi_env(), **env, "PERFEQ_ENABLE": "0"})
+    status, trace = run_traced(command, output, **env)
+    return status, plain.stdout, trace
 
 
 def contexts(trace, function: str, rank: int = 0) -> list:

@@ -10,7 +10,7 @@ import pytest
 from conftest import C_PROGRAMS
 
 from perfeq.errors import BuildError
-from perfeq.instrument.collect import BRANCH_SLOTS
+from perfeq.instrument.hooks import BRANCH_SLOTS
 from perfeq.runtime.build import HEADER, MPI_SOURCE, RT_SOURCE, RUNTIME_DIR, build_runtime, runtime_flags
 from perfeq.runtime.mpi import wrappers
 from perfeq.toolchain import find_mpi

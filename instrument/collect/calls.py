@@ -1,0 +1,216 @@
+"""Calls, MPI sites, allocations, array shapes and parameters in a function (stage 1, instrument/collect).
+
+A mixin of :class:`~perfeq.instrument.collect.function.FunctionCollector`: announces calls, MPI
+sites and allocation sizes; records array shapes and the problem-size parameters (argv, MPI, OpenMP).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument import hooks
+from perfeq.instrument.collect.walk import (
+    array_dims,
+    callee,
+    calls,
+    direct_value,
+    element_text,
+    generate,
+    mentions_argv,
+    names,
+    ternaries,
+)
+from perfeq.instrument.opcount import ZERO, OpCount
+from perfeq.instrument.source import SourceError
+
+ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
+ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
+_SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
+
+
+class CallSites:
+    """Calls and what they tell: uses the core's blocks, slots and statement-level insertions."""
+
+    def expressions(self, node: c_ast.Node, target: str | None = None) -> None:
+        """Calls, communication, allocations and parameters inside one statement's expressions."""
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            target = node.lvalue.name
+        for call in calls(node):
+            name = callee(call)
+            if name is None:
+                continue
+            self.argv_by_reference(call)
+            if name in self.u.user_functions:
+                self.user_call(call, name)
+                if target and direct_value(node) is call:
+                    self.returned_allocation(call, name, target)
+            elif name.startswith("MPI_"):
+                self.mpi_call(call, name)
+            elif name in ALLOCATORS:
+                self.allocation(call, name, target)
+            elif name in ARGV_CONVERTERS or name == "sscanf":
+                self.argv_param(node, call, name, target)
+            elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
+                self.param(node, target, "T", "omp_threads", call)
+        for ternary in ternaries(node):
+            self.ternary(ternary)
+
+    def call_extent(self, call: c_ast.FuncCall, name: str) -> tuple[int, int, list[str]] | None:
+        """The call's first and last tokens and its arguments' original text; None if not found."""
+        start = self.u.tok(call, name)
+        if start is None:
+            return None
+        try:
+            open_ = self.src.expect(start + 1, "(")
+            close = self.src.match_bracket(open_)
+        except SourceError:
+            return None
+        args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
+        return start, close, args
+
+    def header_calls(self, expr: c_ast.Node, loop_id: int, part: str) -> OpCount:
+        """Calls of this file's functions in a loop's initialization, condition or step: announced
+        like a statement's, with where in the header they run (docs/descriptors.md ``header``).
+        Returns the operations of the straight-line (inlined) ones, which that part runs."""
+        inlined = ZERO
+        for call in calls(expr):
+            name = callee(call)
+            if name in self.u.user_functions:
+                self.user_call(call, name, {"loop": loop_id, "part": part})
+                if name in self.u.inlined:
+                    inlined = inlined + self.u.inlined[name]
+        return inlined
+
+    def user_call(self, call: c_ast.FuncCall, name: str, header: dict | None = None) -> None:
+        self.u._callgraph.setdefault(self.name, set()).add(name)
+        extent = self.call_extent(call, name)
+        site = len(self.u.unit.calls)
+        args = extent[2] if extent is not None else _generated_args(call)
+        if name in self.u.inlined:  # a straight-line function: its operations count in this block
+            if header is None:  # (in a loop header: in that part's operations, header_calls)
+                self.add_ops(self.u.inlined[name])
+            extent = None
+        elif extent is not None:
+            start, close, args = extent
+            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, name))
+        self.u.unit.calls.append(d.CallDescriptor(
+            id=site, function=self.index, callee=name, line=call.coord.line, col=call.coord.column, args=args,
+            block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
+        ))
+
+    def mpi_call(self, call: c_ast.FuncCall, name: str) -> None:
+        spec = self.u._mpi_calls.get(name)
+        extent = self.call_extent(call, name)
+        args = extent[2] if extent else _generated_args(call)
+        if name in ("MPI_Comm_size", "MPI_Comm_rank") and len(args) == 2:
+            variable = args[1].lstrip("&").strip()
+            if re.fullmatch(r"[A-Za-z_]\w*", variable):
+                kind = "mpi_size" if name == "MPI_Comm_size" else "mpi_rank"
+                symbol = "P" if kind == "mpi_size" else "rank"
+                if args[0].strip() == "MPI_COMM_WORLD":
+                    self.param(call, variable, symbol, kind, call)
+        if spec is None:
+            return
+        comm_id = len(self.u.unit.comms)
+        if extent is not None:
+            start, close, _ = extent
+            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.mpi(comm_id))
+
+        def arg(key: str) -> str | None:
+            index = spec.get(key)
+            return args[index] if index is not None and index < len(args) else None
+
+        self.u.unit.comms.append(d.CommDescriptor(
+            id=comm_id, function=self.index, call=name, line=call.coord.line, col=call.coord.column, args=args,
+            count=arg("count"), datatype=arg("datatype"), peer=arg("peer"), root=arg("root"), comm=arg("comm"),
+            block=self.block_id, loop=self.loop, instrumented=extent is not None,
+        ))
+
+    # ---- shapes ---------------------------------------------------------------------------
+    def allocation(self, call: c_ast.FuncCall, name: str, target: str | None) -> None:
+        extent = self.call_extent(call, name)
+        if extent is None:
+            return
+        start, close, args = extent
+        size_index = _SIZE_ARGUMENT[name]
+        if size_index >= len(args):
+            return
+        slot = None
+        if not self.parallel:
+            slot = self.value_slot()
+            open_ = start + 1
+            a, b = self.src.split_top(open_ + 1, close - 1, ",")[size_index]
+            self.u.wrap(self.src.tokens[a].start, self.src.tokens[b].end, *hooks.size(slot))
+        extents = [args[size_index]] + ([args[1]] if name == "calloc" and len(args) > 1 else [])
+        self.u.unit.shapes.append(d.ArrayShape(
+            id=len(self.u.unit.shapes), function=self.index, name=target, line=call.coord.line, kind=name,
+            ndims=1, extents=extents, element=None, value_slot=slot, loop=self.loop,
+        ))
+
+    def returned_allocation(self, call: c_ast.FuncCall, name: str, target: str) -> None:
+        """``psi = new_grid(local_nx + 2, n + 2)``: ``psi`` may be what the callee allocates (its size
+        is resolved in the symbolic stage, from the callee's allocation and these arguments)."""
+        args = self.u.unit.calls[-1].args
+        self.u.unit.shapes.append(d.ArrayShape(
+            id=len(self.u.unit.shapes), function=self.index, name=target, line=call.coord.line, kind="call",
+            ndims=1, extents=[name, *args], element=None, value_slot=None, loop=self.loop,
+        ))
+
+    def array_declaration(self, node: c_ast.Decl) -> None:
+        """An array declared in the function: fixed, or variable-length (its size recorded after it)."""
+        extents = self.u.array_extents(node)
+        # after preprocessing, a fixed extent is a constant expression (macros expanded)
+        vla = any(names(dim) - self.u.enumerators() for dim in array_dims(node.type))
+        slot = None
+        if vla and self.parallel == 0:
+            slot = self.value_slot()
+            self.after_statement(node, hooks.extent_value(slot, extents))
+        self.u.unit.shapes.append(d.ArrayShape(
+            id=len(self.u.unit.shapes), function=self.index, name=node.name, line=node.coord.line,
+            kind="vla" if vla else "fixed", ndims=len(extents), extents=extents, element=element_text(node.type),
+            value_slot=slot, loop=None,
+        ))
+
+    # ---- parameters -----------------------------------------------------------------------
+    def argv_by_reference(self, call: c_ast.FuncCall) -> None:
+        """``parse_int(argv[1], &n)``: a call given an argv element and the address of a variable."""
+        args = call.args.exprs if call.args else []
+        if isinstance(call.name, c_ast.ID) and call.name.name.startswith("MPI_"):
+            return
+        if not any(mentions_argv(a) and not isinstance(a, c_ast.UnaryOp) for a in args):
+            return
+        for arg in args:
+            if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
+                typ = self.scope.lookup(arg.expr.name)
+                if arg.expr.name not in ("argc", "argv") and typ is not None and typ.depth == 0 and not typ.struct:
+                    self.param(call, arg.expr.name, arg.expr.name, "argv", call)
+
+    def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str, target: str | None) -> None:
+        args = call.args.exprs if call.args else []
+        if not args or "argv" not in names(args[0]) and not mentions_argv(args[0]):
+            return
+        if name == "sscanf":
+            for extra in args[2:]:
+                if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" and isinstance(extra.expr, c_ast.ID):
+                    self.param(stmt, extra.expr.name, extra.expr.name, "argv", call)
+            return
+        if target:
+            self.param(stmt, target, target, "argv", call)
+
+    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall) -> None:
+        if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
+            return
+        extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
+        text = self.src.text_of(extent[0], extent[1]) if extent else generate(call)  # as written
+        self.u.unit.params.append(d.ParamDescriptor(variable=variable, symbol=symbol, source=source,
+                                                    function=self.index, line=call.coord.line, text=text))
+        if not self.parallel:
+            self.after_statement(stmt, hooks.param(variable))
+
+
+def _generated_args(call: c_ast.FuncCall) -> list[str]:
+    """A call's arguments as pycparser writes them (when the call is not found in the source)."""
+    return [generate(a) for a in (call.args.exprs if call.args else [])]

@@ -1,0 +1,360 @@
+"""The walk of one function (stage 1, instrument/collect): blocks, scopes and statements.
+
+:class:`FunctionCollector` is this core composed with one mixin per kind of construct (loops.py,
+conds.py, calls.py, regions.py), which use the state and the helpers defined here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument import hooks
+from perfeq.instrument.collect.calls import CallSites
+from perfeq.instrument.collect.conds import Conditionals
+from perfeq.instrument.collect.loops import LoopStatements
+from perfeq.instrument.collect.regions import Regions
+from perfeq.instrument.collect.walk import arrays, find
+from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.instrument.source import SourceError
+
+if TYPE_CHECKING:
+    from perfeq.instrument.collect.unit import UnitCollector
+
+
+@dataclass
+class Block:
+    """A basic block while its function is walked (its descriptor is written at the end)."""
+
+    id: int
+    slot: int | None
+    line: int
+    kind: str
+    loop: int | None
+    in_parallel: bool
+    anchor: int | None
+    ops: OpCount = ZERO
+    arrays: set = field(default_factory=set)
+
+
+class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
+    """Walks one function: blocks, loops, conditionals, regions, calls, communication, shapes.
+
+    Blocks: a basic block starts at a function or compound entry, a loop body, an if/else branch, a
+    case or label, and after every control statement or jump; its counter is incremented once per
+    execution.  A loop's iterations are the executions of its body block, its entries a counter
+    before it; an if's evaluations are the executions of the block it stands in, its takes those of
+    its then block.
+    """
+
+    def __init__(self, unit: UnitCollector, funcdef: c_ast.FuncDef, index: int):
+        self.u = unit
+        self.src = unit.src
+        self.funcdef = funcdef
+        self.index = index
+        self.name = funcdef.decl.name
+        self.nslots = 0
+        self.nvalues = 0
+        self.blocks: list[Block] = []
+        self.block: Block | None = None
+        self.loops: list[int] = []  # stack of enclosing loop ids
+        self.loop_scopes: list[Scope] = []  # the scope each enclosing loop stands in
+        self.regions: list[int] = []  # stack of enclosing region ids
+        self.parallel = 0  # depth of lexically enclosing parallel constructs
+        self.scope = Scope(unit.globals)
+        self.assignments: list[d.Assignment] = []
+        self.params: list[str] = []
+        self.has_goto = False
+        self._after: tuple[int, int, int | None] = (0, 0, None)
+        self._stmt_end: int | None = None  # where statement-level hooks of the current statement go
+        self._declare_slab = False  # the next block opens a parallel body: declare the thread's slab
+        self._slab_active = False  # perfeq__cm is declared in an enclosing scope
+
+    # ---- ids and slots --------------------------------------------------------------------
+    def slot(self, n: int = 1) -> int:
+        first = self.nslots
+        self.nslots += n
+        return first
+
+    def value_slot(self) -> int:
+        self.nvalues += 1
+        return self.nvalues - 1
+
+    def counter(self) -> OpCounter:
+        return OpCounter(self.scope, self.u.fields, self.u.typedefs, self.loop_scopes[-1] if self.loop_scopes else None)
+
+    @property
+    def loop(self) -> int | None:
+        return self.loops[-1] if self.loops else None
+
+    @property
+    def block_id(self) -> int | None:
+        """The current block's id (None before the first statement after a control statement)."""
+        return self.block.id if self.block else None
+
+    @property
+    def where(self) -> str:
+        """Where counters go (hooks.SERIAL, SLAB, RUNTIME): inside a parallel construct, through the
+        thread's own slab: the local perfeq__cm where the body could declare it, else a runtime call."""
+        if not self.parallel:
+            return hooks.SERIAL
+        return hooks.SLAB if self._slab_active else hooks.RUNTIME
+
+    def new_block(self, kind: str, line: int, offset: int | None, depth: int = 0,
+                  anchor: int | None = None, counted: bool = True) -> Block:
+        """Start a block; its counter is inserted at ``offset`` (None: the entry block).
+
+        ``anchor`` is the block whose executions this one's are relative to: the block a loop,
+        conditional or region stands in (for bodies and branches), or the block before a control
+        statement (for the block after it).
+        """
+        slot = None if offset is None else self.slot()
+        block = Block(id=len(self.u.unit.blocks) + len(self.blocks), slot=slot, line=line, kind=kind,
+                      loop=self.loop, in_parallel=bool(self.parallel), anchor=anchor)
+        self.blocks.append(block)
+        declare = False
+        if self._declare_slab and offset is not None:
+            declare, self._declare_slab, self._slab_active = True, False, True
+        if offset is not None and (counted or declare):  # (an uncounted block's slot is filled by PERFEQ_TRIPS_*)
+            self.u.insert(offset, hooks.block_counter(slot if counted else None, self.where, declare), depth)
+        self.block = block
+        return block
+
+    def add_ops(self, ops: OpCount, node: c_ast.Node | None = None) -> None:
+        if self.block is not None:
+            self.block.ops = self.block.ops + ops
+            if node is not None:
+                self.block.arrays |= arrays(node)
+
+    def end_block(self, end: int, line: int, before: Block | None) -> None:
+        """A control statement ends at offset ``end``: what follows is a new block, after ``before``."""
+        self.block = None
+        self._after = (end, line, before.id if before else None)
+
+    # ---- the function ---------------------------------------------------------------------
+    def run(self) -> None:
+        fd = self.funcdef
+        decl_type = fd.decl.type
+        if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
+            for param in decl_type.args.params:
+                if isinstance(param, c_ast.Decl) and param.name:
+                    self.params.append(param.name)
+                    self.scope.names[param.name] = type_of_decl(param.type, self.u.typedefs)
+        if self.name in self.u.inlined:
+            # straight-line code: its operations are added to every caller's block, no hooks
+            self.u.unit.functions.append(self.descriptor(nslots=0, nvalues=0, entry_block=-1, assignments=[],
+                                                         inlined_ops=self.u.inlined[self.name].to_dict()))
+            return
+        brace = self.u.tok(fd.body, "{")
+        if brace is None:
+            self.u.warn(fd.coord.line, None, f"function '{self.name}' is not instrumented: its body "
+                        "does not start where the parser says (a macro?)")
+            return
+        self.has_goto = any(True for _ in find(fd.body, c_ast.Goto, c_ast.Label))
+        first_block = len(self.u.unit.blocks)
+        self.new_block("entry", fd.body.coord.line, None)
+        self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index))
+        self.items(fd.body.block_items or [], depth=1)
+        for block in self.blocks:
+            self.u.unit.blocks.append(d.BlockDescriptor(
+                id=block.id, function=self.index, slot=block.slot, line=block.line, kind=block.kind,
+                loop=block.loop, in_parallel=block.in_parallel, anchor=block.anchor, ops=block.ops.to_dict(),
+                arrays=sorted(block.arrays),
+            ))
+        self.u.unit.functions.append(self.descriptor(nslots=self.nslots, nvalues=self.nvalues,
+                                                     entry_block=first_block, assignments=self.assignments,
+                                                     inlined_ops=None))
+
+    def descriptor(self, **counts) -> d.FunctionDescriptor:
+        """The function's descriptor with ``counts`` (slots, blocks, assignments, inlined operations)."""
+        return d.FunctionDescriptor(id=self.index, name=self.name, line=self.funcdef.coord.line,
+                                    params=self.params, recursive=False, returns=self.returned_expression(),
+                                    returned_names=self.returned_names(), **counts)
+
+    def returned_names(self) -> list[str] | None:
+        """The variables ``return NAME;`` statements return; None if a return gives anything else."""
+        names = set()
+        for node in find(self.funcdef.body, c_ast.Return):
+            if not isinstance(node.expr, c_ast.ID):
+                return None
+            names.add(node.expr.name)
+        return sorted(names) or None
+
+    def returned_expression(self) -> str | None:
+        """The original text of ``expr`` when the whole body is ``return expr;`` (inlined by the model)."""
+        items = self.funcdef.body.block_items or []
+        if len(items) != 1 or not isinstance(items[0], c_ast.Return) or items[0].expr is None:
+            return None
+        start = self.u.tok(items[0], "return")
+        if start is None:
+            return None
+        try:
+            end = self.src.scan_to(start + 1, (";",))
+        except SourceError:
+            return None
+        return self.src.text_of(start + 1, end - 1)
+
+    # ---- statements -----------------------------------------------------------------------
+    def items(self, items: list[c_ast.Node], depth: int) -> None:
+        pending_pragmas: list[c_ast.Pragma] = []
+        for item in items:
+            if isinstance(item, c_ast.Pragma):
+                pending_pragmas.append(item)
+                continue
+            self.statement(item, depth, pending_pragmas)
+            pending_pragmas = []
+
+    def statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> None:
+        """One statement inside a compound; control statements end the current block."""
+        if self.openmp_statement(node, depth, pragmas):
+            return
+        handler = getattr(self, "stmt_" + type(node).__name__, None)
+        if handler is not None:
+            if not isinstance(node, (c_ast.Label, c_ast.Pragma)):
+                self._ensure_block()
+            before = self.block
+            end = handler(node, depth, pragmas)
+            if end is not None:  # a control statement: what follows is a new block
+                self.end_block(end, node.coord.line, before)
+            return
+        self.simple(node)
+
+    def _ensure_block(self) -> None:
+        """After a control statement, the next simple statement starts a new block."""
+        if self.block is None:
+            end, line, anchor = self._after
+            self.new_block("after", line, end, anchor=anchor)
+
+    def simple(self, node: c_ast.Node) -> None:
+        self._ensure_block()
+        self._stmt_end = self.statement_end_offset(node)
+        if isinstance(node, c_ast.Decl):
+            self.declaration(node)
+        else:
+            self.add_ops(self.counter().count(node), node)
+            self.expressions(node)
+            self.record_assignment(node)
+        if isinstance(node, (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)):
+            start = self.u.tok(node)
+            if start is not None:
+                try:
+                    end = self.src.statement_end(start)
+                except SourceError:
+                    return
+                self.end_block(self.src.tokens[end].end, node.coord.line, None)
+
+    def simple_fallback(self, node: c_ast.Node) -> None:
+        self.add_ops(self.counter().count(node))
+
+    def declaration(self, node: c_ast.Decl) -> None:
+        if node.name:
+            self.scope.names[node.name] = type_of_decl(node.type, self.u.typedefs)
+        if isinstance(node.type, c_ast.ArrayDecl):
+            self.array_declaration(node)
+        if node.init is not None:
+            self.add_ops(self.counter().count(node.init), node.init)
+            self.expressions(node.init, target=node.name)
+            if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
+                text = self.init_text(node)
+                if text is not None:
+                    self.assignments.append(d.Assignment(variable=node.name, op="=", text=text,
+                                                         line=node.coord.line, block=self.block_id, loop=self.loop))
+
+    def init_text(self, decl: c_ast.Decl) -> str | None:
+        start = self.u.tok(decl, decl.name)
+        if start is None:
+            return None
+        try:
+            eq = self.src.scan_to(start, ("=", ";", ","))
+            if self.src.tokens[eq].text != "=":
+                return None
+            end = self.src.scan_to(eq + 1, (";", ","))
+        except SourceError:
+            return None
+        return self.src.text_of(eq + 1, end - 1)
+
+    def statement_end_offset(self, node: c_ast.Node) -> int | None:
+        """Offset just after the ';' of the simple statement (declaration or expression) at ``node``."""
+        start = self.u.tok(node)
+        if start is None:
+            return None
+        try:
+            end = self.src.scan_to(start, (";",))
+        except SourceError:
+            return None
+        return self.src.tokens[end].end
+
+    def after_statement(self, node: c_ast.Node, text: str) -> None:
+        """Insert a statement after the current statement (for a condition: after its if/switch)."""
+        if self._stmt_end is not None:
+            self.u.insert(self._stmt_end, " " + text)
+
+    def record_assignment(self, node: c_ast.Node) -> None:
+        if not (isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID)):
+            return
+        start = self.u.tok(node)
+        if start is None:
+            return
+        try:
+            op = self.src.scan_to(start, (node.op,))
+            end = self.src.scan_to(op + 1, (";", ",", ")"))
+        except SourceError:
+            return
+        self.assignments.append(d.Assignment(variable=node.lvalue.name, op=node.op,
+                                             text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
+                                             block=self.block_id, loop=self.loop))
+
+    # ---- sub-statements -------------------------------------------------------------------
+    def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,
+                      anchor: int | None, counted: bool = True,
+                      pragmas: list[c_ast.Pragma] | None = None) -> tuple[int, int]:
+        """A body or branch starting at token ``first``: its last token index and its first block.
+
+        ``pragmas`` are those between ``first`` and a statement that is not a compound (``omp for``
+        after ``omp parallel``): they stay with their statement, inside the block's braces."""
+        tokens = self.src.tokens
+        if isinstance(node, c_ast.Compound) and tokens[first].text == "{" and self.u.tok(node, "{") == first:
+            end = self.src.match_bracket(first)
+            saved = self.scope
+            self.scope = Scope(saved)
+            block = self.new_block(kind, node.coord.line, tokens[first].end, depth + 1, anchor, counted)
+            self.items(node.block_items or [], depth + 1)
+            self.scope = saved
+            return end, block.id
+        end = self.src.statement_end(first)
+        line = tokens[first].line
+        self.u.insert(tokens[first].start, "{ ", depth + 1)
+        self.u.insert(tokens[end].end, " }", depth + 1, closing=True)
+        block = self.new_block(kind, line, tokens[first].start, depth + 1, anchor, counted)
+        saved = self.scope
+        self.scope = Scope(saved)
+        if isinstance(node, c_ast.Compound):  # pycparser's wrapper of a pragma + statement
+            self.items(node.block_items or [], depth + 1)
+        else:
+            self.statement(node, depth + 1, pragmas or [])
+        self.scope = saved
+        return end, block.id
+
+    def stmt_Compound(self, node: c_ast.Compound, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        saved = self.scope
+        self.scope = Scope(saved)
+        self.items(node.block_items or [], depth)
+        self.scope = saved
+        return None
+
+    def stmt_Label(self, node: c_ast.Label, depth: int, pragmas: list) -> int | None:
+        start = self.u.tok(node, node.name)
+        if start is None:
+            self.statement(node.stmt, depth, [])
+            return None
+        colon = self.src.expect(start + 1, ":")
+        self.new_block("label", node.coord.line, self.src.tokens[colon].end, depth)
+        self.statement(node.stmt, depth, [])
+        return None
+
+    def stmt_Pragma(self, node: c_ast.Pragma, depth: int, pragmas: list) -> int | None:
+        return None

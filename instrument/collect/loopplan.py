@@ -1,0 +1,358 @@
+"""The plan of one loop, read before anything is inserted (stage 1, instrument/collect).
+
+:meth:`LoopPlanning.plan_loop` changes nothing: a frozen :class:`LoopPlan` (header, the form
+``var op bound`` with its stride, flags, warnings, which hooks go where) that loops.py carries out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from perfeq.instrument import hooks
+from perfeq.instrument.collect.regions import OMP_COLLAPSE, OMP_LOOP, OMP_PARALLEL
+from perfeq.instrument.collect.walk import find, generate, is_id, names, walk
+from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.instrument.source import SourceError
+
+_RELATIONS = ("<", "<=", ">", ">=", "!=")
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
+_INCREMENTS = ("++", "--", "p++", "p--")
+
+
+@dataclass(frozen=True)
+class LoopHeader:
+    """Where a loop's parts stand in the tokens, their original text and their operations."""
+
+    end: int  # the loop statement's last token
+    body_first: int
+    cond_first: int  # the condition's tokens
+    cond_last: int
+    init: str | None  # for loops only: the initialization and the step
+    cond: str
+    step: str | None
+    ops_init: OpCount  # once per entry
+    ops_cond: OpCount  # once per test
+    ops_step: OpCount  # once per iteration
+
+
+@dataclass(frozen=True)
+class LoopForm:
+    """The loop read as ``for (var = init; var op bound; var += stride)``, as far as it is one."""
+
+    var: str | None = None
+    init: str | None = None
+    op: str | None = None
+    bound: str | None = None
+    stride: str | None = None  # "1", "-1", "s", "-(s)"; "*=2", "<<=1", ... for geometric steps
+    depends: tuple[str, ...] = ()  # names init, bound and stride refer to, sorted
+
+
+@dataclass(frozen=True)
+class Trips:
+    """Iterations counted once per entry from the bounds (PERFEQ_TRIPS_*), not once per iteration."""
+
+    relation: str
+    first: str
+    bound: str
+    step: int
+    where: str  # hooks.SERIAL or hooks.SLAB
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    kind: str  # for, while, do
+    header: LoopHeader
+    form: LoopForm
+    flags: tuple[str, ...]  # var-modified, data-dependent, goto, collapsed
+    warnings: tuple[str, ...]  # to issue at the loop's coordinate, in order
+    worksharing: bool  # under an OpenMP loop construct
+    collapse: int
+    parallel_pragma: c_ast.Pragma | None  # a combined parallel loop construct: a region too
+    # the hooks: the loop is braced from wrap_start (its first pragma) to its end, its entry counted
+    # there (entry_where None: PERFEQ_LOOP_ENTER in serial code), with the values recorded at entry
+    wrap_start: int
+    entry_where: str | None
+    values: tuple[tuple[str, str], ...]  # (init | bound, text)
+    predicted: bool  # the condition goes in PERFEQ_BRANCH
+    header_calls: bool  # calls in the header are announced (not under an OpenMP pragma)
+    trips: Trips | None  # counted from the bounds: the body block gets no counter
+
+
+class LoopPlanning:
+    """Plans a loop: uses the core's scope, source, parallel state and the unit's facts; changes nothing."""
+
+    def loop_scope(self, node: c_ast.Node, kind: str) -> Scope:
+        """The loop's own scope: a for's declarations are visible in its header and body only, and
+        an accumulation in its condition or step (s += h) is carried from one iteration to the next."""
+        scope = Scope(self.scope)
+        if kind == "for" and isinstance(node.init, c_ast.DeclList):
+            for decl in node.init.decls:
+                scope.names[decl.name] = type_of_decl(decl.type, self.u.typedefs)
+        return scope
+
+    def plan_loop(self, node: c_ast.Node, kind: str, start: int, pragmas: list[c_ast.Pragma]) -> LoopPlan:
+        """The plan of the loop whose keyword is token ``start``, in its own scope (self.scope)."""
+        counter = self.counter()  # the initialization runs once per entry: in the enclosing loop
+        omp = [p for p in pragmas if OMP_LOOP.match(p.string)]
+        match = OMP_COLLAPSE.search(omp[-1].string) if omp else None
+        header = self.loop_header(node, kind, start, counter)
+        form = self.loop_form(node, kind)
+        flags, warnings = _loop_flags(node, kind, form, self.has_goto)
+        under_omp = any(p.string.split()[:1] == ["omp"] for p in pragmas)  # its header must stay canonical
+        evaluable = []  # init and bound can be evaluated before the loop without side effects
+        init_names = _assigned_names(node.init) if kind == "for" else set()
+        for key, text, expr in (("init", form.init, _init_expr(node, form.var)), ("bound", form.bound, _bound_expr(node))):
+            if text and expr is not None and _safe_to_evaluate(expr, counter) and not (names(expr) & init_names):
+                evaluable.append((key, text))
+        trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and not omp and not flags)
+        return LoopPlan(
+            kind=kind, header=header, form=form,
+            flags=tuple(flags) + (("collapsed",) if match and int(match.group(1)) > 1 else ()),
+            warnings=tuple(warnings), worksharing=bool(omp), collapse=int(match.group(1)) if match else 1,
+            parallel_pragma=omp[-1] if omp and OMP_PARALLEL.match(omp[-1].string) else None,
+            wrap_start=self.loop_wrap_start(start, pragmas),
+            entry_where=self.where if self.parallel else None,
+            values=tuple(evaluable) if not self.parallel and not omp else (),
+            # how predictable its exits are (a loop that runs a few times, differently each time,
+            # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
+            # an OpenMP pragma (its condition must stay canonical), not for a constant condition
+            # (while (1): the compiler must still see an endless loop)
+            predicted="data-dependent" in flags and not under_omp and bool(names(node.cond)),
+            header_calls=not under_omp, trips=trips,
+        )
+
+    def loop_header(self, node: c_ast.Node, kind: str, start: int, counter: OpCounter) -> LoopHeader:
+        """The header's tokens, text and operations (SourceError if it is not where expected)."""
+        src = self.src
+        end = src.statement_end(start)
+        per_test = OpCounter(self.scope, self.u.fields, self.u.typedefs, self.scope)
+        init_text = step_text = None
+        ops_init = ops_step = ZERO
+        if kind == "for":
+            open_ = src.expect(start + 1, "(")
+            close = src.match_bracket(open_)
+            (i0, i1), (c0, c1), (s0, s1) = src.split_top(open_ + 1, close - 1, ";")
+            init_text, step_text = src.text_of(i0, i1), src.text_of(s0, s1)
+            body_first = close + 1
+            ops_init = counter.count(node.init)
+            ops_step = per_test.count(node.next)
+        elif kind == "while":
+            open_ = src.expect(start + 1, "(")
+            close = src.match_bracket(open_)
+            body_first, c0, c1 = close + 1, open_ + 1, close - 1
+        else:  # do
+            body_first = start + 1
+            w = src.expect(src.statement_end(body_first) + 1, "while")
+            open_ = src.expect(w + 1, "(")
+            close = src.match_bracket(open_)
+            c0, c1 = open_ + 1, close - 1
+        return LoopHeader(end=end, body_first=body_first, cond_first=c0, cond_last=c1, init=init_text,
+                          cond=src.text_of(c0, c1), step=step_text, ops_init=ops_init,
+                          ops_cond=per_test.count(node.cond), ops_step=ops_step)
+
+    def loop_form(self, node: c_ast.Node, kind: str) -> LoopForm:
+        """Iteration variable, initial value, relational operator, bound, stride and names used."""
+        var = init_value = op = bound = stride = None
+        depends: set[str] = set()
+        cond = node.cond
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
+            other = None
+            if isinstance(cond.left, c_ast.ID):
+                var, op, other = cond.left.name, cond.op, cond.right
+            elif isinstance(cond.right, c_ast.ID):
+                var, op, other = cond.right.name, _FLIPPED[cond.op], cond.left
+            if other is not None:
+                bound = self.text_or_generated(other)
+                depends |= names(other)
+        if kind == "for" and var is not None:
+            init = _init_expr(node, var)
+            if init is not None:
+                init_value = self.text_or_generated(init)
+                depends |= names(init)
+            stride, used = self.loop_stride(node.next, var)
+            depends |= used
+        depends.discard(var)
+        return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)))
+
+    def loop_stride(self, step: c_ast.Node | None, var: str) -> tuple[str | None, set[str]]:
+        """What the step adds to ``var`` per iteration (see LoopForm.stride), and the names it uses."""
+        if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and is_id(step.expr, var):
+            return "1", set()
+        if isinstance(step, c_ast.UnaryOp) and step.op in ("--", "p--") and is_id(step.expr, var):
+            return "-1", set()
+        if not (isinstance(step, c_ast.Assignment) and is_id(step.lvalue, var)):
+            return None, set()
+        rvalue = step.rvalue
+        if step.op in ("+=", "-="):
+            text = self.text_or_generated(rvalue)
+            return (text if step.op == "+=" else f"-({text})"), names(rvalue)
+        if step.op == "=" and isinstance(rvalue, c_ast.BinaryOp) and rvalue.op in "+-" and is_id(rvalue.left, var):
+            text = self.text_or_generated(rvalue.right)
+            return (text if rvalue.op == "+" else f"-({text})"), names(rvalue.right)
+        if step.op == "=" and isinstance(rvalue, c_ast.BinaryOp) and rvalue.op in "*/" and (
+                is_id(rvalue.left, var) or (rvalue.op == "*" and is_id(rvalue.right, var))):
+            other = rvalue.right if is_id(rvalue.left, var) else rvalue.left
+            return f"{rvalue.op}={self.text_or_generated(other)}", names(other)
+        if step.op in ("*=", "<<=", ">>=", "/="):
+            return f"{step.op}{self.text_or_generated(rvalue)}", set()
+        return None, set()
+
+    def loop_trips(self, node: c_ast.Node, kind: str, form: LoopForm, canonical: bool) -> Trips | None:
+        """Trips when the iterations follow from init, bound and an integer stride at entry:
+        ``canonical`` (both evaluable, no OpenMP loop construct, no flags), an integer variable
+        neither the body nor an early exit disturbs, and a stride toward the bound."""
+        op, stride = form.op, form.stride
+        if not (kind == "for" and canonical and op in hooks.TRIPS and stride
+                and (not self.parallel or self._slab_active)
+                and re.fullmatch(r"-?\d+", stride) and (int(stride) > 0) == (op in ("<", "<="))
+                and not _exits_early(node.stmt, self.u.stoppers)
+                and not (names(_bound_expr(node)) & _assigned_names(node.stmt))
+                and self.scope.lookup(form.var) is not None and not self.scope.lookup(form.var).floating):
+            return None
+        return Trips(relation=op, first=form.init, bound=form.bound, step=int(stride), where=self.where)
+
+    def loop_wrap_start(self, start: int, pragmas: list[c_ast.Pragma]) -> int:
+        """Where the loop's braces open: before its first pragma, else before its keyword."""
+        wrap_start = self.src.tokens[start].start
+        if pragmas:
+            pragma_tok = self.u.tok(pragmas[0])
+            first_pp = self.pragma_token(pragmas[0]) if pragma_tok is None else pragma_tok
+            if first_pp is not None:
+                wrap_start = self.src.tokens[first_pp].start
+        return wrap_start
+
+    def text_or_generated(self, node: c_ast.Node) -> str:
+        return self.expr_text(node) or generate(node)
+
+    def expr_text(self, node: c_ast.Node) -> str | None:
+        """Original text of an expression node, when its extent can be found reliably."""
+        start = self.u.tok(node)
+        if start is None:
+            return None
+        generated = generate(node)
+        # extend token by token until the generated text (macros expanded) matches the original
+        # text with spaces removed; stop at the first depth-0 delimiter
+        try:
+            stop = self.src.scan_to(start, (";", ",", ")", "]", "?", ":", "<", ">", "<=", ">=", "==", "!=",
+                                            "&&", "||", "="))
+        except SourceError:
+            return None
+        text = self.src.text_of(start, stop - 1)
+        if _squash(text) == _squash(generated) or not _has_macro_free_mismatch(text, generated):
+            return text
+        return None
+
+
+def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> tuple[list[str], list[str]]:
+    """The loop's flags (but collapsed) and the warnings they come with."""
+    flags, warnings = [], []
+    var = form.var
+    if var and _assigns(node.stmt, var):
+        flags.append("var-modified")
+        warnings.append(f"loop variable '{var}' is modified in the loop body; its trip count will be fitted")
+    if var is None or form.bound is None or _data_dependent(node.cond):
+        flags.append("data-dependent")
+        if kind != "for" or var is None:
+            warnings.append(f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
+    if has_goto and any(True for _ in find(node.stmt, c_ast.Goto, c_ast.Label)):
+        flags.append("goto")
+        warnings.append("goto is not supported; this loop is modeled as measured (fit or constant)")
+    return flags, warnings
+
+
+def _exits_early(node: c_ast.Node | None, stoppers: set[str], nested: bool = False) -> bool:
+    """Whether a loop body can leave the loop before its condition fails (break of this loop,
+    return, goto, a call of a function in ``stoppers``), so that its iterations cannot be computed
+    from the bounds at entry."""
+    if node is None:
+        return False
+    if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
+        return True
+    if isinstance(node, c_ast.Break) and not nested:
+        return True
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in stoppers:
+        return True
+    inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch))
+    return any(_exits_early(child, stoppers, inner) for child in node)
+
+
+def _assigns(node: c_ast.Node | None, var: str) -> bool:
+    """Whether the code may change ``var``: assigned, incremented, or its address taken."""
+    for n in find(node, c_ast.Assignment, c_ast.UnaryOp):
+        if isinstance(n, c_ast.Assignment) and is_id(n.lvalue, var):
+            return True
+        if isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "&") and is_id(n.expr, var):
+            return True
+    return False
+
+
+def _assigned_names(node: c_ast.Node | None) -> set[str]:
+    """Variables the code may change: assigned, declared, incremented, or their address taken."""
+    found: set[str] = set()
+    for n in find(node, c_ast.Assignment, c_ast.Decl, c_ast.UnaryOp):
+        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
+            found.add(n.lvalue.name)
+        elif isinstance(n, c_ast.Decl) and n.name:
+            found.add(n.name)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "&") and isinstance(n.expr, c_ast.ID):
+            found.add(n.expr.name)
+    return found
+
+
+def _data_dependent(cond: c_ast.Node | None) -> bool:
+    if cond is None:
+        return True
+    return any(isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef)) or
+               (isinstance(n, c_ast.UnaryOp) and n.op == "*") for n in walk(cond))
+
+
+def _init_expr(node: c_ast.Node, var: str | None) -> c_ast.Node | None:
+    """The value a for's initialization gives ``var``."""
+    init = getattr(node, "init", None)
+    if var is None or init is None:
+        return None
+    if isinstance(init, c_ast.Assignment) and is_id(init.lvalue, var) and init.op == "=":
+        return init.rvalue
+    if isinstance(init, c_ast.ExprList):
+        for expr in init.exprs:
+            if isinstance(expr, c_ast.Assignment) and is_id(expr.lvalue, var) and expr.op == "=":
+                return expr.rvalue
+    if isinstance(init, c_ast.DeclList):
+        for decl in init.decls:
+            if decl.name == var:
+                return decl.init
+    return None
+
+
+def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
+    """The other side of a condition ``var op bound`` (either way round)."""
+    cond = getattr(node, "cond", None)
+    if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
+        if isinstance(cond.left, c_ast.ID):
+            return cond.right
+        if isinstance(cond.right, c_ast.ID):
+            return cond.left
+    return None
+
+
+def _safe_to_evaluate(expr: c_ast.Node, counter: OpCounter) -> bool:
+    """An expression without side effects or memory reads, of arithmetic type."""
+    for n in walk(expr):
+        if isinstance(n, (c_ast.FuncCall, c_ast.Assignment, c_ast.ArrayRef, c_ast.StructRef, c_ast.TernaryOp)):
+            return False
+        if isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "*", "&"):
+            return False
+    typ = counter.type_of(expr)
+    return typ.depth == 0 and typ.struct is None
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+|[()]", "", text)
+
+
+def _has_macro_free_mismatch(text: str, generated: str) -> bool:
+    """True when the texts differ for a reason other than macro expansion (a wrong extent)."""
+    return not re.search(r"\b[A-Z_][A-Z0-9_]*\b", text)

@@ -1,0 +1,140 @@
+"""Loops in a function: a loop's plan turned into insertions and a descriptor (stage 1, instrument/collect).
+
+A mixin of :class:`~perfeq.instrument.collect.function.FunctionCollector`: inserts the hooks
+loopplan.py planned, walks the body as a block of its own and writes the LoopDescriptor.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument import hooks
+from perfeq.instrument.collect.loopplan import LoopPlan, LoopPlanning
+from perfeq.instrument.opcount import ZERO, OpCount
+from perfeq.instrument.source import SourceError
+
+
+class LoopStatements(LoopPlanning):
+    """for, while and do: uses the core's blocks, slots, stacks of loops and regions, and scopes."""
+
+    def stmt_For(self, node: c_ast.For, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "for", depth, pragmas)
+
+    def stmt_While(self, node: c_ast.While, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "while", depth, pragmas)
+
+    def stmt_DoWhile(self, node: c_ast.DoWhile, depth: int, pragmas: list) -> int | None:
+        return self.loop_statement(node, "do", depth, pragmas)
+
+    def loop_statement(self, node: c_ast.Node, kind: str, depth: int, pragmas: list) -> int | None:
+        self._ensure_block()
+        start = self.u.tok(node, kind)
+        if start is None:
+            self.u.warn(node.coord.line, node.coord.column, f"{kind} loop not found in the source "
+                        "(written by a macro?); it is not instrumented")
+            self.simple_fallback(node)
+            return None
+        saved = (self.scope, len(self.loops), len(self.loop_scopes), len(self.regions), self.parallel,
+                 self._slab_active)
+        try:
+            return self.walk_loop(node, kind, start, depth, pragmas)
+        except SourceError as exc:
+            self.u.warn(node.coord.line, node.coord.column, f"loop not instrumented: {exc}")
+            return None
+        finally:  # the loop's own scope ends here, also when its body could not be instrumented
+            self.scope, loops, loop_scopes, regions, self.parallel, self._slab_active = saved
+            del self.loops[loops:], self.loop_scopes[loop_scopes:], self.regions[regions:]
+
+    def walk_loop(self, node: c_ast.Node, kind: str, start: int, depth: int, pragmas: list) -> int:
+        """Plan the loop, insert its hooks, walk its body, describe it; the offset after it."""
+        self.scope = self.loop_scope(node, kind)
+        plan = self.plan_loop(node, kind, start, pragmas)
+        for message in plan.warnings:
+            self.u.warn(node.coord.line, node.coord.column, message)
+        predictor = self.branch_hook(plan.header.cond_first, plan.header.cond_last) if plan.predicted else None
+        loop_id = len(self.u.unit.loops)
+        self.u.unit.loops.append(None)  # reserved: nested loops get the ids after this one
+        ops = self.loop_header_ops(node, plan, loop_id)
+        entry_slot = self.slot()
+        values: dict[str, int] = {}
+        hook = hooks.loop_entry(entry_slot, plan.entry_where)
+        for key, text in plan.values:
+            values[key] = self.value_slot()
+            hook += hooks.entry_value(values[key], text)
+        region_id, region_hook = (None, "") if plan.parallel_pragma is None else self.region(plan.parallel_pragma, loop_id)
+        self.u.insert(plan.wrap_start, "{ " + region_hook + hook, depth)
+        self.u.insert(self.src.tokens[plan.header.end].end, " }", depth, closing=True)
+        anchor = self.block_id
+        body_block = self.loop_body(node, plan, depth, loop_id, region_id)
+        form, header = plan.form, plan.header
+        self.u.unit.loops[loop_id] = d.LoopDescriptor(
+            id=loop_id, function=self.index, kind=kind, line=node.coord.line, col=node.coord.column,
+            var=form.var, init=form.init, cond=header.cond, op=form.op, bound=form.bound, step=header.step,
+            stride=form.stride, depends=list(form.depends), parent=self.loop, block=anchor,
+            entry_slot=entry_slot, body_block=body_block, values=values,
+            ops_init=ops[0].to_dict(), ops_cond=ops[1].to_dict(), ops_step=ops[2].to_dict(),
+            in_parallel=bool(self.parallel), worksharing=plan.worksharing, flags=list(plan.flags),
+            predictor=predictor,
+        )
+        return self.src.tokens[plan.header.end].end
+
+    def loop_header_ops(self, node: c_ast.Node, plan: LoopPlan, loop_id: int) -> tuple[OpCount, OpCount, OpCount]:
+        """Operations of the initialization, a test and a step, with those of the straight-line
+        functions called there (announcing the header's calls, where they may be)."""
+        header = plan.header
+        if not plan.header_calls:
+            return header.ops_init, header.ops_cond, header.ops_step
+        parts = (("init", node.init), ("cond", node.cond), ("step", node.next)) if plan.kind == "for" else (
+            ("cond", node.cond),)
+        inlined = {part: self.header_calls(expr, loop_id, part) for part, expr in parts if expr is not None}
+        return (header.ops_init + inlined.get("init", ZERO), header.ops_cond + inlined.get("cond", ZERO),
+                header.ops_step + inlined.get("step", ZERO))
+
+    def loop_body(self, node: c_ast.Node, plan: LoopPlan, depth: int, loop_id: int,
+                  region_id: int | None) -> int | None:
+        """Walk the body inside the loop (and its region, for a combined construct): its block."""
+        self.loops.append(loop_id)
+        self.loop_scopes.append(self.scope)
+        if region_id is not None:
+            self.regions.append(region_id)
+        opens_parallel = plan.worksharing or region_id is not None
+        self.parallel += 1 if opens_parallel else 0
+        saved_slab = self._slab_active
+        self._declare_slab = self.parallel > 0 and opens_parallel and not saved_slab
+        saved_block = self.block
+        anchor = saved_block.id if saved_block else None
+        if plan.collapse > 1:
+            body_block = self._collapsed_body(node.stmt, plan.collapse - 1, depth, anchor)
+        else:
+            trips = plan.trips
+            _, body_block = self.sub_statement(plan.header.body_first, node.stmt, "body", depth, anchor,
+                                               counted=trips is None)
+            if trips is not None:
+                body_slot = next(b.slot for b in self.blocks if b.id == body_block)
+                self.u.insert(plan.wrap_start, hooks.trips(trips.relation, body_slot, trips.first, trips.bound,
+                                                           trips.step, trips.where), depth)
+        self.parallel -= 1 if opens_parallel else 0
+        self._slab_active, self._declare_slab = saved_slab, False
+        if region_id is not None:
+            self.regions.pop()
+        self.loops.pop()
+        self.loop_scopes.pop()
+        self.block = saved_block
+        return body_block
+
+    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int, anchor: int | None) -> int | None:
+        """Inner loops of a collapse(n) nest: no code may stand between them; count the innermost body."""
+        inner = stmt
+        while isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
+            inner = inner.block_items[0]
+        if not isinstance(inner, c_ast.For):
+            return None
+        start = self.u.tok(inner, "for")
+        if start is None:
+            return None
+        open_ = self.src.expect(start + 1, "(")
+        close = self.src.match_bracket(open_)
+        if levels > 1:
+            return self._collapsed_body(inner.stmt, levels - 1, depth, anchor)
+        return self.sub_statement(close + 1, inner.stmt, "body", depth, anchor)[1]

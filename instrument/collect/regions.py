@@ -1,0 +1,126 @@
+"""OpenMP parallel regions and sections in one function's walk (stage 1, instrument/collect).
+
+A mixin of :class:`~perfeq.instrument.collect.function.FunctionCollector`: ``#pragma omp parallel``
+with its structured block, ``sections`` blocks, and the region descriptors (also those of combined
+``parallel for`` loops, for loops.py).  Also the OpenMP pragma patterns the other modules test.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument import hooks
+from perfeq.instrument.opcount import Scope
+
+OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
+OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
+OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+# a sections construct's block may hold nothing but its sections: no code between them
+OMP_SECTIONS = re.compile(r"^\s*omp\s+(parallel\s+)?sections\b")
+
+
+class Regions:
+    """Parallel constructs: uses the core's blocks, slots, ``parallel`` depth and slab state."""
+
+    def openmp_statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> bool:
+        """A statement under ``omp parallel`` (not combined with a loop: it runs on every thread) or
+        ``omp sections``, walked as such; False for any other statement."""
+        parallel = [p for p in pragmas if OMP_PARALLEL.match(p.string) and not OMP_LOOP.match(p.string)]
+        if parallel:
+            self._ensure_block()
+            before = self.block
+            inner = [p for p in pragmas if p.coord.line > parallel[-1].coord.line]  # e.g. omp for
+            end = self.region_statement(node, depth, parallel[-1], inner)
+            if end is not None:
+                self.end_block(end, node.coord.line, before)
+            return True
+        sections = [p for p in pragmas if OMP_SECTIONS.match(p.string)]
+        if sections and isinstance(node, c_ast.Compound):  # omp sections inside a parallel region
+            self._ensure_block()
+            before = self.block
+            open_ = self.u.tok(node, "{")
+            if open_ is not None:
+                end = self.sections_body(open_, node, depth, before.id if before else None, "team-section")
+                self.end_block(self.src.tokens[end].end, node.coord.line, before)
+                return True
+        return False
+
+    def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma,
+                         inner: list[c_ast.Pragma]) -> int | None:
+        """``#pragma omp parallel`` and its structured block: count the entry, walk it in parallel."""
+        self._ensure_block()
+        anchor = self.block_id
+        first_pp = self.pragma_token(pragma)
+        start = self.src._skip_pp(first_pp + 1) if first_pp is not None else None
+        if first_pp is None or start is None:
+            return None
+        end = self.src.statement_end(start)
+        region_id, hook = self.region(pragma, None)
+        self.u.insert(self.src.tokens[first_pp].start, "{ " + hook, depth)
+        self.u.insert(self.src.tokens[end].end, " }", depth, closing=True)
+        self.regions.append(region_id)
+        self.parallel += 1
+        saved_slab = self._slab_active
+        if (OMP_SECTIONS.match(pragma.string) and isinstance(node, c_ast.Compound)
+                and self.src.tokens[start].text == "{"):
+            # no room for the thread's slab before the first section: counters go through the runtime
+            self._declare_slab = False
+            self.sections_body(start, node, depth, anchor)
+        elif isinstance(node, c_ast.Compound) and self.src.tokens[start].text == "{":
+            self._declare_slab = not saved_slab
+            self.sub_statement(start, node, "region", depth, anchor)
+        else:  # a single statement (a loop, an if, ...): braced as the region's block, on every thread
+            self._declare_slab = not saved_slab
+            self.sub_statement(first_pp + 1, node, "region", depth, anchor, pragmas=inner)
+        self._slab_active, self._declare_slab = saved_slab, False
+        self.parallel -= 1
+        self.regions.pop()
+        return self.src.tokens[end].end
+
+    def sections_body(self, open_: int, node: c_ast.Compound, depth: int, anchor: int | None,
+                      kind: str = "section") -> int:
+        """The block of ``omp sections``: each section is a body of its own (counted inside it),
+        and nothing is inserted between the sections or before the first.  Its closing token.
+
+        ``kind``: ``section`` for ``parallel sections`` (each section once per entry),
+        ``team-section`` for ``sections`` run by a team (once per team, not once per thread)."""
+        end = self.src.match_bracket(open_)
+        saved = self.scope
+        self.scope = Scope(saved)
+        previous = open_
+        pending: list[c_ast.Pragma] = []  # pragmas of the section's statement (omp parallel for, ...)
+        for item in node.block_items or []:
+            if isinstance(item, c_ast.Pragma):  # #pragma omp section stays before its statement
+                if item.string.split()[:2] != ["omp", "section"]:
+                    pending.append(item)
+                continue
+            first = self.pragma_token(pending[0]) if pending else None
+            if first is None:
+                first = self.src._skip_pp(previous + 1)
+            previous, _ = self.sub_statement(first, item, kind, depth + 1, anchor, pragmas=pending)
+            pending = []
+        self.scope = saved
+        self.block = None
+        return end
+
+    def region(self, pragma: c_ast.Pragma, loop: int | None) -> tuple[int, str]:
+        """Describe a parallel region (``loop``: the loop of a combined construct); its id and the
+        hook counting its entries (none inside another parallel construct)."""
+        region_id = len(self.u.unit.regions)
+        slot = self.slot()
+        self.u.unit.regions.append(d.RegionDescriptor(
+            id=region_id, function=self.index, line=pragma.coord.line, pragma=pragma.string.strip(), slot=slot,
+            block=self.block_id, parent=self.regions[-1] if self.regions else None, loop=loop,
+        ))
+        return region_id, ("" if self.parallel else hooks.region(slot))
+
+    def pragma_token(self, pragma: c_ast.Pragma) -> int | None:
+        """The token of the preprocessor line a pragma stands on."""
+        line = pragma.coord.line
+        for i, tok in enumerate(self.src.tokens):
+            if tok.kind == "pp" and tok.line == line:
+                return i
+        return None

@@ -1,0 +1,128 @@
+"""Unit-wide facts about the file's functions, found before they are walked (stage 1, instrument/collect).
+
+Which functions never return (``exit`` and the file's functions that may call it), which are
+straight-line code the instrumenter inlines instead of hooking, which reach themselves through the
+call graph, and the argument positions of the MPI calls perfeq knows.
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from perfeq.instrument.collect.calls import ALLOCATORS, ARGV_CONVERTERS
+from perfeq.instrument.collect.walk import callee, find, mentions_argv, walk
+from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+
+_NO_RETURN = ("exit", "abort", "longjmp", "siglongjmp", "MPI_Abort", "_exit", "_Exit", "quick_exit")
+
+# what a straight-line function may not hold
+_CONTROL = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.Goto, c_ast.Label,
+            c_ast.TernaryOp, c_ast.Pragma, c_ast.Break, c_ast.Continue)
+
+
+def stopping_functions(defined: list[c_ast.FuncDef]) -> set[str]:
+    """The library functions that do not return, and the file's functions that may call one
+    (directly or through other functions of the file): ``fail(3)`` ending in ``exit(3)``."""
+    stoppers = set(_NO_RETURN)
+    callees = {fd.decl.name: {n.name.name for n in find(fd.body, c_ast.FuncCall) if isinstance(n.name, c_ast.ID)}
+               for fd in defined}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in callees.items():
+            if name not in stoppers and called & stoppers:
+                stoppers.add(name)
+                changed = True
+    return stoppers
+
+
+def reaches(callgraph: dict[str, set[str]], start: str, target: str, seen: set[str] | None = None) -> bool:
+    """Whether ``start`` calls ``target``, directly or through other functions of the call graph."""
+    seen = set() if seen is None else seen
+    for called in callgraph.get(start, ()):
+        if called == target:
+            return True
+        if called not in seen:
+            seen.add(called)
+            if reaches(callgraph, called, target, seen):
+                return True
+    return False
+
+
+def straight_line_functions(defined, user_functions, typedefs, fields, globals_) -> dict[str, OpCount]:
+    """Functions whose body is straight-line code (no loops, branches or jumps) calling only library
+    functions or other such functions, with their operations per call (callees included).
+
+    They get no hooks: a call to one adds its operations to the caller's block, which keeps tiny
+    helpers (index arithmetic, accessors, hashes) from dominating the instrumented run's time.
+    """
+    candidates = {fd.decl.name: fd for fd in defined if fd.decl.name != "main"}
+    simple: dict[str, OpCount] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, fd in candidates.items():
+            if name in simple:
+                continue
+            callees = _straight_line_callees(fd, user_functions, simple)
+            if callees is None:
+                continue
+            ops = _ops_per_call(fd, typedefs, fields, globals_)
+            for called in callees:
+                if called in simple:
+                    ops = ops + simple[called]
+            simple[name] = ops
+            changed = True
+    return simple
+
+
+def _straight_line_callees(fd: c_ast.FuncDef, user_functions: set[str], simple: dict[str, OpCount]) -> list | None:
+    """The functions a straight-line function calls (one per call); None if ``fd`` is not one yet."""
+    name = fd.decl.name
+    nodes = list(walk(fd.body))
+    if any(isinstance(n, _CONTROL) for n in nodes) or mentions_argv(fd.body):
+        return None
+    items = fd.body.block_items or []
+    if any(isinstance(n, c_ast.Return) for n in items[:-1]):
+        return None
+    callees = [callee(n) for n in nodes if isinstance(n, c_ast.FuncCall)]
+    # a call through a pointer parameter or local (f(x)) may reach any function, hooked or not
+    pointers = {n.name for n in find(fd.decl.type, c_ast.Decl)}
+    pointers |= {n.name for n in nodes if isinstance(n, c_ast.Decl)}
+    if any(c is None or c in pointers or c == name or (c in user_functions and c not in simple)
+           or c.startswith(("MPI_", "omp_")) or c in ALLOCATORS or c in ARGV_CONVERTERS
+           or c in ("sscanf", "exit", "abort") for c in callees):
+        return None
+    return callees
+
+
+def _ops_per_call(fd: c_ast.FuncDef, typedefs, fields, globals_) -> OpCount:
+    """The operations of one run of a straight-line function's own statements."""
+    scope = Scope(globals_)
+    decl_type = fd.decl.type
+    if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
+        for param in decl_type.args.params:
+            if isinstance(param, c_ast.Decl) and param.name:
+                scope.names[param.name] = type_of_decl(param.type, typedefs)
+    counter = OpCounter(scope, fields, typedefs)
+    ops = ZERO
+    for item in fd.body.block_items or []:
+        if isinstance(item, c_ast.Decl):
+            if item.name:
+                scope.names[item.name] = type_of_decl(item.type, typedefs)
+            ops = ops + counter.count(item.init)
+        else:
+            ops = ops + counter.count(item)
+    return ops
+
+
+def mpi_table() -> dict[str, dict[str, int | None]]:
+    """Argument positions of the MPI calls perfeq knows, from the one shared spec table."""
+    try:
+        from perfeq.runtime.mpi import calls as mpi_spec
+    except ImportError:  # TEMP until the runtime's spec table lands
+        return {}
+    table = {}
+    for name, call in mpi_spec.MPI_CALLS.items():
+        table[name] = {key: getattr(call, key, None) for key in ("count", "datatype", "peer", "root", "comm", "tag")}
+    return table

@@ -1,0 +1,195 @@
+"""The unit-level walk of the instrumenter (stage 1, instrument/collect): one translation unit.
+
+:class:`UnitCollector` declares the file's types, globals and functions, runs a
+:class:`~perfeq.instrument.collect.function.FunctionCollector` per function, and keeps the list of
+:class:`Insertion` (text to put at an offset of the original source) they plan, and the warnings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from pycparser import c_ast
+
+from perfeq.instrument import descriptors as d
+from perfeq.instrument.collect import summaries
+from perfeq.instrument.collect.function import FunctionCollector
+from perfeq.instrument.collect.walk import element_text, find, generate
+from perfeq.instrument.opcount import Scope, type_of_decl
+from perfeq.instrument.source import SourceText
+
+# depths of expression hooks (UnitCollector.wrap): above any statement nesting, longer spans outside
+_EXPRESSION_DEPTH = 1 << 30
+
+
+@dataclass(order=True)
+class Insertion:
+    """Text to insert at an offset of the original source.
+
+    At one offset, closers come before openers, inner closers before outer ones, outer openers
+    before inner ones, and otherwise openers in the order they were planned in, closers in the
+    reverse order.
+    """
+
+    offset: int
+    rank: int  # 0: closer, 1: opener
+    depth: int  # negated for closers, so that inner closers come first
+    seq: int  # negated for closers
+    text: str = field(compare=False)
+
+
+class UnitCollector:
+    """Collects the descriptors and insertions of one unit."""
+
+    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str):
+        self.ast = ast
+        self.src = source
+        self.marker = marker_name
+        self.display = display
+        self.insertions: list[Insertion] = []
+        self.warnings: list[str] = []
+        self.typedefs: dict = {}
+        self.fields: dict = {}
+        self.globals = Scope()
+        self.user_functions: set[str] = set()
+        self.defined: list[c_ast.FuncDef] = []
+        self.unit = d.UnitDescriptors(source=display, digest="", instrumented="")
+        self._seq = 0
+        self._callgraph: dict[str, set[str]] = {}
+        self._mpi_calls = summaries.mpi_table()
+        self._enumerators: set[str] | None = None
+
+    # ---- helpers --------------------------------------------------------------------------
+    def in_main(self, node: c_ast.Node) -> bool:
+        return node.coord is not None and node.coord.file == self.marker
+
+    def insert(self, offset: int, text: str, depth: int = 0, closing: bool = False) -> None:
+        self._seq += 1
+        # closers in the reverse of planning order, so that hooks of equal depth and span (the call
+        # f(x) and the condition of ``if (f(x))``) close as they opened
+        self.insertions.append(Insertion(offset=offset, rank=0 if closing else 1,
+                                         depth=-depth if closing else depth,
+                                         seq=-self._seq if closing else self._seq, text=text))
+
+    def wrap(self, start: int, end: int, opener: str, closer: str = ")") -> None:
+        """Wrap the source text from offset ``start`` to ``end`` in an expression hook.
+
+        Expression hooks (call announcements, MPI sites, allocation sizes, conditions) nest inside
+        statement-level insertions; among themselves the one spanning more text goes outside, so
+        that hooks starting at one offset nest as the expressions do: the condition of
+        ``if (f(x) >= 0)`` around the call ``f(x)``, the size ``g(n) * 8`` around ``g(n)``.
+        """
+        depth = _EXPRESSION_DEPTH + (_EXPRESSION_DEPTH - (end - start))
+        self.insert(start, opener, depth)
+        self.insert(end, closer, depth, closing=True)
+
+    def warn(self, line: int, col: int | None, message: str) -> None:
+        where = f"{self.display}:{line}:{col}" if col else f"{self.display}:{line}"
+        self.warnings.append(f"{where}: warning: {message}")
+
+    def tok(self, node: c_ast.Node, expected: str | None = None) -> int | None:
+        """Token index at the node's coordinate in the original text (None if it is not there)."""
+        if not self.in_main(node):
+            return None
+        index = self.src.token_at(node.coord.line, node.coord.column)
+        if index is None:
+            return None
+        if expected is not None and self.src.tokens[index].text != expected:
+            return None
+        return index
+
+    # ---- the unit -------------------------------------------------------------------------
+    def collect(self) -> d.UnitDescriptors:
+        for ext in self.ast.ext:
+            self._declare_global(ext)
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.FuncDef) and self.in_main(ext):
+                self.defined.append(ext)
+                self.user_functions.add(ext.decl.name)
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
+                self._global_shape(ext)
+        self.stoppers = summaries.stopping_functions(self.defined)
+        self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,
+                                                         self.fields, self.globals)
+        for index, funcdef in enumerate(self.defined):
+            FunctionCollector(self, funcdef, index).run()
+        self._mark_recursion()
+        self._macros()
+        self.unit.warnings = list(self.warnings)
+        return self.unit
+
+    def _declare_global(self, ext: c_ast.Node) -> None:
+        if isinstance(ext, c_ast.Typedef):
+            self.typedefs[ext.name] = type_of_decl(ext.type, self.typedefs)
+            self._fields_of(ext.type)
+        elif isinstance(ext, c_ast.FuncDef):
+            self.globals.names[ext.decl.name] = type_of_decl(ext.decl.type, self.typedefs)
+        elif isinstance(ext, c_ast.Decl):
+            self._fields_of(ext.type)
+            if ext.name:
+                self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
+                if isinstance(ext.type, c_ast.FuncDecl) and self.in_main(ext):
+                    self.user_functions.add(ext.name)
+
+    def _fields_of(self, node: c_ast.Node) -> None:
+        while isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
+            node = node.type
+        if isinstance(node, (c_ast.Struct, c_ast.Union)) and node.decls:
+            for member in node.decls:
+                if member.name:
+                    self.fields[member.name] = type_of_decl(member.type, self.typedefs)
+                self._fields_of(member.type)
+
+    def _global_shape(self, decl: c_ast.Decl) -> None:
+        if isinstance(decl.type, c_ast.ArrayDecl):
+            extents = self.array_extents(decl)
+            self.unit.shapes.append(d.ArrayShape(
+                id=len(self.unit.shapes), function=None, name=decl.name, line=decl.coord.line, kind="fixed",
+                ndims=len(extents), extents=extents, element=element_text(decl.type), value_slot=None,
+            ))
+
+    def enumerators(self) -> set[str]:
+        """Names of the enumeration constants declared at file scope (constants in array extents)."""
+        if self._enumerators is None:
+            self._enumerators = {n.name for ext in self.ast.ext if not isinstance(ext, c_ast.FuncDef)
+                                 for n in find(ext, c_ast.Enumerator)}
+        return self._enumerators
+
+    def array_extents(self, decl: c_ast.Decl) -> list[str]:
+        """Original text of each [extent] after the declared name."""
+        index = self.tok(decl, decl.name)
+        extents: list[str] = []
+        node = decl.type
+        if index is None:
+            while isinstance(node, c_ast.ArrayDecl):
+                extents.append(generate(node.dim))
+                node = node.type
+            return extents
+        j = index + 1
+        while j < len(self.src.tokens) and self.src.tokens[j].text == "[":
+            close = self.src.match_bracket(j)
+            extents.append(self.src.text_of(j + 1, close - 1))
+            j = close + 1
+        return extents
+
+    def _mark_recursion(self) -> None:
+        functions = []
+        for f in self.unit.functions:
+            recursive = summaries.reaches(self._callgraph, f.name, f.name)
+            if recursive:
+                self.warn(f.line, None, f"recursion is not supported: '{f.name}' calls itself "
+                          "(directly or indirectly); its loops are modeled per context as measured")
+                self.unit.warnings = list(self.warnings)
+            functions.append(replace(f, recursive=recursive))
+        self.unit.functions = functions
+
+    def _macros(self) -> None:
+        for tok in self.src.tokens:
+            if tok.kind != "pp":
+                continue
+            match = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s+(.*)", tok.text)
+            if match:
+                value = re.sub(r"/\*.*?\*/|//.*", "", match.group(2)).strip()
+                self.unit.macros[match.group(1)] = value

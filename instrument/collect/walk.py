@@ -1,0 +1,115 @@
+"""Walks of the pycparser AST and the small facts read off them (stage 1, instrument/collect).
+
+The one pre-order walker (:func:`walk`), its expression-only variant (:func:`expression_nodes`, not
+descending into nested statements), and queries every collector module shares: names mentioned,
+arrays accessed, the C text of a node.  Read-only; nothing here knows about the source text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pycparser import c_ast, c_generator
+
+# statements that end an expression walk (a statement expression's or a compound literal's body)
+STATEMENTS = (c_ast.Compound, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch)
+
+
+def walk(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """The node and everything below it, in pre-order."""
+    yield node
+    for child in node:
+        yield from walk(child)
+
+
+def find(node: c_ast.Node | None, *types: type) -> Iterator[c_ast.Node]:
+    """The nodes of the given types at or below ``node``, in pre-order."""
+    if node is not None:
+        yield from (n for n in walk(node) if isinstance(n, types))
+
+
+def expression_nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """The node and what is below it in pre-order, not descending into nested statements."""
+    yield node
+    for child in node:
+        if not isinstance(child, STATEMENTS):
+            yield from expression_nodes(child)
+
+
+def calls(node: c_ast.Node) -> Iterator[c_ast.FuncCall]:
+    """FuncCall nodes of an expression, outermost first, not descending into statements."""
+    return (n for n in expression_nodes(node) if isinstance(n, c_ast.FuncCall))
+
+
+def ternaries(node: c_ast.Node) -> Iterator[c_ast.TernaryOp]:
+    """Conditional expressions of an expression, outermost first, not descending into statements."""
+    return (n for n in expression_nodes(node) if isinstance(n, c_ast.TernaryOp))
+
+
+def callee(call: c_ast.FuncCall) -> str | None:
+    """The name a call calls; None for a call through an expression."""
+    return call.name.name if isinstance(call.name, c_ast.ID) else None
+
+
+def names(node: c_ast.Node | None) -> set[str]:
+    """The identifiers an expression mentions."""
+    return {n.name for n in find(node, c_ast.ID)}
+
+
+def is_id(node: c_ast.Node, name: str) -> bool:
+    return isinstance(node, c_ast.ID) and node.name == name
+
+
+def mentions_argv(node: c_ast.Node) -> bool:
+    return "argv" in names(node)
+
+
+def arrays(node: c_ast.Node) -> set[str]:
+    """Names of the arrays and pointers an expression reads or writes through."""
+    found = set()
+    for n in walk(node):
+        base = None
+        if isinstance(n, c_ast.ArrayRef):
+            base = n.name
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":
+            base = n.expr
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(base, c_ast.BinaryOp):  # *(p + i)
+            base = base.left
+        if isinstance(base, c_ast.ID):
+            found.add(base.name)
+    return found
+
+
+def generate(node: c_ast.Node | None) -> str:
+    """C text of a node as pycparser writes it (macros expanded, spacing its own)."""
+    return "" if node is None else c_generator.CGenerator().visit(node)
+
+
+def direct_value(node: c_ast.Node) -> c_ast.Node:
+    """The value a statement assigns (``x = (T *) f(...)`` -> the call), casts removed."""
+    if isinstance(node, c_ast.Assignment) and node.op == "=":
+        node = node.rvalue
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return node
+
+
+def array_dims(node: c_ast.Node) -> list[c_ast.Node]:
+    """The extent expressions of an array declarator, outermost first ([] has none)."""
+    dims = []
+    while isinstance(node, c_ast.ArrayDecl):
+        if node.dim is not None:
+            dims.append(node.dim)
+        node = node.type
+    return dims
+
+
+def element_text(node: c_ast.Node) -> str | None:
+    """The element type of an array declarator, as text."""
+    while isinstance(node, c_ast.ArrayDecl):
+        node = node.type
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        return " ".join(node.type.names)
+    return generate(node) or None

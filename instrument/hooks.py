@@ -1,0 +1,147 @@
+"""The text of every hook the instrumenter inserts: the PERFEQ_* macros of runtime/c/perfeq_rt.h (stage 1).
+
+One table (:data:`MACROS`) names each macro and its arguments; the functions below place a call of
+one as the collectors insert it (a statement before code, a statement after one, or a pair of texts
+wrapped around an expression).  perfeq.instrument.collect plans where each goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Where a counting macro runs, as the suffix of its name: serial code; a parallel construct whose
+# thread declared its slab perfeq__cm (PERFEQ_MT_LOCAL); a parallel construct without one (a runtime
+# call per increment).
+SERIAL, SLAB, RUNTIME = "", "_L", "_MT"
+
+# counter slots of PERFEQ_BRANCH: mispredictions, local history, a 2-bit counter per history
+# (PERFEQ_BRANCH_SLOTS in runtime/c/perfeq_rt.h, with PERFEQ_BRANCH_HISTORY = 4)
+BRANCH_SLOTS = 2 + (1 << 4)
+
+# the unit's static record, the first argument of the per-unit hooks (declared by the preamble)
+UNIT = "perfeq__unit"
+
+# declares the thread's slab perfeq__cm: a declaration, not a call
+MT_LOCAL = "PERFEQ_MT_LOCAL"
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One hook macro: its name, its arguments and whether it has thread variants (_L, _MT)."""
+
+    name: str
+    params: tuple[str, ...]
+    threaded: bool = False
+
+    def __call__(self, *args: object, where: str = SERIAL) -> str:
+        """The call ``NAME(arg, ...)`` (no ';'), with the variant of ``where`` for a threaded macro."""
+        if len(args) != len(self.params):
+            raise TypeError(f"{self.name} takes {len(self.params)} arguments, not {len(args)}")
+        name = self.name + where if self.threaded else self.name
+        return f"{name}({', '.join(str(a) for a in args)})"
+
+
+MACROS = {m.name: m for m in (
+    Macro("PERFEQ_FUNC_BEGIN", ("unit", "func")),
+    Macro("PERFEQ_BLOCK", ("k",), threaded=True),
+    Macro("PERFEQ_LOOP_ENTER", ("k",)),
+    Macro("PERFEQ_TRIPS_LT", ("k", "a", "b", "s"), threaded=True),
+    Macro("PERFEQ_TRIPS_LE", ("k", "a", "b", "s"), threaded=True),
+    Macro("PERFEQ_TRIPS_GT", ("k", "a", "b", "s"), threaded=True),
+    Macro("PERFEQ_TRIPS_GE", ("k", "a", "b", "s"), threaded=True),
+    Macro("PERFEQ_VALUE", ("v", "x")),
+    Macro("PERFEQ_SIZE", ("v", "x")),
+    Macro("PERFEQ_PARAM", ("name", "x")),
+    Macro("PERFEQ_REGION", ("k",)),
+    Macro("PERFEQ_BRANCH", ("k", "cond"), threaded=True),
+    Macro("PERFEQ_COND", ("k", "cond"), threaded=True),
+    Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
+    Macro("PERFEQ_MPI", ("site",)),
+)}
+
+# the macro counting the iterations of a loop ``var RELATION bound`` once per entry, from its bounds
+TRIPS = {"<": "PERFEQ_TRIPS_LT", "<=": "PERFEQ_TRIPS_LE", ">": "PERFEQ_TRIPS_GT", ">=": "PERFEQ_TRIPS_GE"}
+
+# an expression hook's text around the expression: opener, then the closer ")" or "))"
+Wrapper = tuple[str, str]
+
+
+def _opener(name: str, *args: object, where: str = SERIAL) -> str:
+    """A macro call cut open before its last argument (the expression it wraps)."""
+    call = MACROS[name](*args, "", where=where)
+    return call[:-1]
+
+
+# ---- statements before code -------------------------------------------------------------------
+def function_begin(function: int) -> str:
+    """After the opening brace of a function's body."""
+    return f" {MACROS['PERFEQ_FUNC_BEGIN'](UNIT, function)} "
+
+
+def block_counter(slot: int | None, where: str, declare_slab: bool) -> str:
+    """At the start of a block: its counter (``slot`` None: counted by PERFEQ_TRIPS_* instead),
+    after the declaration of the thread's slab when the block opens a parallel body."""
+    declare = f" {MT_LOCAL}" if declare_slab else ""
+    if slot is None:
+        return declare + " "
+    return f"{declare} {MACROS['PERFEQ_BLOCK'](slot, where=where)}; "
+
+
+def loop_entry(slot: int, where: str | None) -> str:
+    """Before a loop: counts its entries (``where`` None: serial code, PERFEQ_LOOP_ENTER)."""
+    if where is None:
+        return f"{MACROS['PERFEQ_LOOP_ENTER'](slot)}; "
+    return f"{MACROS['PERFEQ_BLOCK'](slot, where=where)}; "
+
+
+def entry_value(slot: int, text: str) -> str:
+    """Before a loop, after its entry counter: a value recorded at entry (init, bound)."""
+    return f"{MACROS['PERFEQ_VALUE'](slot, f'({text})')}; "
+
+
+def trips(relation: str, slot: int, first: str, bound: str, step: int, where: str) -> str:
+    """Before a loop: its iterations from its bounds, once per entry."""
+    return f"{MACROS[TRIPS[relation]](slot, f'({first})', f'({bound})', abs(step), where=where)}; "
+
+
+def region(slot: int) -> str:
+    """Before a parallel construct in serial code: counts its entries."""
+    return f"{MACROS['PERFEQ_REGION'](slot)}; "
+
+
+# ---- statements after one ---------------------------------------------------------------------
+def extent_value(slot: int, extents: list[str]) -> str:
+    """After the declaration of a variable-length array: the product of its extents."""
+    return f"{MACROS['PERFEQ_VALUE'](slot, ' * '.join(f'({e})' for e in extents))};"
+
+
+def param(variable: str) -> str:
+    """After the statement setting a problem-size parameter: its value."""
+    quoted = f'"{variable}"'
+    return f"{MACROS['PERFEQ_PARAM'](quoted, variable)};"
+
+
+# ---- expression wrappers ----------------------------------------------------------------------
+def branch(predictor: int, where: str) -> Wrapper:
+    """Around a condition (in parentheses): its branch predictor's slots."""
+    return _opener("PERFEQ_BRANCH", predictor, where=where) + "(", "))"
+
+
+def cond(slot: int, where: str) -> Wrapper:
+    """Around the condition of a conditional expression (in parentheses): its two outcomes."""
+    return _opener("PERFEQ_COND", slot, where=where) + "(", "))"
+
+
+def called(site: int, callee: str) -> Wrapper:
+    """Around a call of one of the file's functions: the call site."""
+    return _opener("PERFEQ_CALLED", UNIT, site, f'"{callee}"'), ")"
+
+
+def mpi(site: int) -> Wrapper:
+    """Around an MPI call: the communication site, announced before it by a comma expression."""
+    return f"({MACROS['PERFEQ_MPI'](site)}, ", ")"
+
+
+def size(slot: int) -> Wrapper:
+    """Around the size argument of an allocation: the size, recorded."""
+    return _opener("PERFEQ_SIZE", slot), ")"
