@@ -1,14 +1,22 @@
 """Descriptor records: what the instrumenter found in one translation unit (plain, frozen data).
 
 Written beside the instrumented source as versioned JSON (format ``perfeq-descriptors``, see
-docs/descriptors.md); the runtime's trace refers to the same ids and slots, and the symbolic stage
-reads both.  Ids are per unit; counter slots and value slots are per function.
+docs/descriptors.md) by :meth:`UnitDescriptors.to_json`, and read back by :func:`read_descriptors`,
+the one reader every later stage uses; the runtime's trace refers to the same ids and slots, and
+the symbolic stage reads both.  Ids are per unit; counter slots and value slots are per function.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import os
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from perfeq.errors import PerfeqError, UsageError
+from perfeq.files import read_json_document
 
 FORMAT = "perfeq-descriptors"
 VERSION = 1
@@ -23,7 +31,7 @@ class BlockDescriptor:
     kind: str  # entry, body, then, else, after, case, label
     loop: int | None  # innermost enclosing loop
     in_parallel: bool
-    anchor: int | None  # the block this one's executions are relative to (see collect.py)
+    anchor: int | None  # the block this one's executions are relative to (see instrument/collect/)
     ops: dict[str, int]
     arrays: list[str]  # arrays and pointers the block reads or writes through
 
@@ -196,3 +204,66 @@ class UnitDescriptors:
     def to_json(self) -> str:
         data = {"format": FORMAT, "version": VERSION, **asdict(self)}
         return json.dumps(data, indent=1, sort_keys=False) + "\n"
+
+
+# ---- reading ------------------------------------------------------------------------------------
+
+# The lists of a unit and the record each item is read into.
+_RECORDS: dict[str, type] = {
+    "functions": FunctionDescriptor, "blocks": BlockDescriptor, "loops": LoopDescriptor,
+    "conds": CondDescriptor, "regions": RegionDescriptor, "comms": CommDescriptor, "calls": CallDescriptor,
+    "shapes": ArrayShape, "params": ParamDescriptor,
+}
+
+
+def read_descriptors(path: str | os.PathLike[str], *, error: type[PerfeqError] = UsageError,
+                     missing: str | None = None) -> UnitDescriptors:
+    """The descriptors in the file at ``path`` (cached by path and modification time: do not modify).
+
+    Errors are one ``error`` line naming the file (perfeq.files.read_json_document): not JSON, not a
+    ``perfeq-descriptors`` file, another version, a list that is not a list of objects.  A missing
+    file reads ``path: <missing>`` when ``missing`` is given, else the OSError passes up.  Fields the
+    file does not have (hand-written subsets, fields added later) read as their default, or None;
+    fields this perfeq does not know are ignored.
+    """
+    try:
+        mtime = Path(path).stat().st_mtime_ns
+    except OSError:  # not there: read_json_document says so (or raises the OSError)
+        return _unit(_read(path, error, missing), path, error)
+    return _read_cached(str(path), mtime, error, missing)
+
+
+@lru_cache(maxsize=64)
+def _read_cached(path: str, mtime_ns: int, error: type[PerfeqError], missing: str | None) -> UnitDescriptors:
+    return _unit(_read(path, error, missing), path, error)
+
+
+def _read(path: str | os.PathLike[str], error: type[PerfeqError], missing: str | None) -> dict[str, Any]:
+    return read_json_document(path, FORMAT, VERSION, error=error, what=f"{FORMAT} file", missing=missing)
+
+
+def _unit(data: dict[str, Any], path: str | os.PathLike[str], error: type[PerfeqError]) -> UnitDescriptors:
+    lists = {}
+    for key, record in _RECORDS.items():
+        items = data.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise error(f"{path}: '{key}' should be a list of objects")
+        lists[key] = [_record(record, item) for item in items]
+    return _record(UnitDescriptors, {**data, **lists})
+
+
+def _record(cls: type, data: dict[str, Any]) -> Any:
+    """``cls`` built by keyword from the fields ``data`` has (the others: their default, or None)."""
+    values: dict[str, Any] = {}
+    for item in fields(cls):
+        if item.name in data:
+            values[item.name] = data[item.name]
+        elif item.default is not MISSING:
+            values[item.name] = item.default
+        elif item.default_factory is not MISSING:
+            values[item.name] = item.default_factory()
+        else:
+            values[item.name] = None
+    if cls is FunctionDescriptor and isinstance(values["assignments"], list):
+        values["assignments"] = [_record(Assignment, a) if isinstance(a, dict) else a for a in values["assignments"]]
+    return cls(**values)

@@ -1,32 +1,52 @@
-"""The call graph of an instrumented run, built from its trace (all ranks, or one).
+"""The call graph of an instrumented run, built from its trace (all ranks, or one): the one context tree.
 
 Part of perfeq stage 2 (runtime/).  A node is a function context: the path of call sites from
 ``main``.  Contexts of different threads and ranks with the same path are merged into one node,
-which keeps the per-rank counts; the symbolic stage walks this graph to scale loop counts.
+which keeps the per-rank counts; the symbolic stage arranges its observation of a run from this
+graph (perfeq.symbolic.observe).  What a node's counters cost (block executions, operations) is
+not known here: a later stage supplies it (``costs``, perfeq.symbolic.measured.unit_costs).
 Exports: a text tree, a JSON dict, and Hatchet's literal format (``GraphFrame.from_literal``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from perfeq.errors import UsageError
-from perfeq.runtime.descriptors import UnitCosts, load_unit_costs
-from perfeq.runtime.trace import Context, MPIRecord, Trace, ValueStat
+from perfeq.runtime.trace import Context, MPIRecord, Trace, Unit, ValueStat
 
 # Identity of a node among its siblings: (unit source, function, caller unit source, call site).
 NodeKey = tuple[str, str, str | None, int | None]
 
 
+class NodeCosts(Protocol):
+    """What the counters of a node of one unit's function cost (supplied by a later stage)."""
+
+    def executions(self, function: str, counters: dict[int, int], calls: int) -> int:
+        """Basic-block executions."""
+        ...
+
+    def ops_total(self, function: str, counters: dict[int, int], calls: int) -> float:
+        """Operations, every thread's."""
+        ...
+
+
+# The costs of a trace's unit, or None when unknown: block and op metrics appear only with them.
+CostsProvider = Callable[[Unit], "NodeCosts | None"]
+
+
 @dataclass
 class RankCounts:
-    """What one rank's contexts of a node counted."""
+    """What one rank's contexts of a node counted (every thread's): calls, region entries, counters,
+    the values recorded (by value slot) and the MPI records (by call site, in the trace's order)."""
 
     calls: int = 0
     regions: int = 0
     counters: dict[int, int] = field(default_factory=dict)
+    values: dict[int, ValueStat] = field(default_factory=dict)
+    mpi: dict[int | None, list[MPIRecord]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -47,7 +67,8 @@ class CallNode:
     mpi: list[tuple[int, MPIRecord]] = field(default_factory=list, repr=False)  # (rank, record)
     by_rank: dict[int, RankCounts] = field(default_factory=dict, repr=False)
     contexts: list[tuple[int, int]] = field(default_factory=list, repr=False)  # (rank, context id)
-    costs: UnitCosts | None = field(default=None, repr=False)
+    costs: NodeCosts | None = field(default=None, repr=False)
+    func: int = -1  # the function's index in its unit
     _index: dict[NodeKey, CallNode] = field(default_factory=dict, repr=False)
 
     @property
@@ -87,7 +108,7 @@ class CallNode:
     @property
     def ops(self) -> float | None:
         """Operations executed in this node, by every thread (blocks and loop headers)."""
-        return None if self.costs is None else self.costs.ops(self.function, self.counters, self.calls).ops_total
+        return None if self.costs is None else self.costs.ops_total(self.function, self.counters, self.calls)
 
     @property
     def ops_inclusive(self) -> float | None:
@@ -106,7 +127,10 @@ class CallNode:
             rank.counters[slot] = rank.counters.get(slot, 0) + count
         for slot, stat in context.values.items():
             self.values[slot] = self.values[slot].merge(stat) if slot in self.values else stat
+            rank.values[slot] = rank.values[slot].merge(stat) if slot in rank.values else stat
         self.mpi.extend((context.rank, record) for record in context.mpi)
+        for record in context.mpi:
+            rank.mpi.setdefault(record.site, []).append(record)
         self.contexts.append((context.rank, context.id))
 
     def metrics(self) -> dict[str, Any]:
@@ -153,10 +177,10 @@ class CallGraph:
         self.orphan_mpi = orphan_mpi or []
 
     @classmethod
-    def from_trace(cls, trace: Trace, rank: int | None = None, *, descriptors: bool = True) -> CallGraph:
+    def from_trace(cls, trace: Trace, rank: int | None = None, *, costs: CostsProvider | None = None) -> CallGraph:
         """Build the graph of rank ``rank``, or of all ranks merged (None).
 
-        ``descriptors``: read the units' descriptor files for block executions and ops.
+        ``costs``: the costs of each unit, for block executions and ops (none without it).
         """
         if rank is not None and rank not in trace.ranks:
             known = ", ".join(str(r) for r in sorted(trace.ranks)) or "none"
@@ -167,8 +191,7 @@ class CallGraph:
         orphans: list[tuple[int, MPIRecord]] = []
         for r in ranks:
             rank_trace = trace.ranks[r]
-            costs = {uid: load_unit_costs(unit.descriptors) if descriptors else None
-                     for uid, unit in rank_trace.units.items()}
+            unit_costs = {uid: costs(unit) if costs else None for uid, unit in rank_trace.units.items()}
             node_of: dict[int, CallNode] = {}
             for context in rank_trace.contexts.values():  # parents come before children
                 unit = rank_trace.units[context.unit]
@@ -180,7 +203,7 @@ class CallGraph:
                 node = index.get(key)
                 if node is None:
                     node = CallNode(function, unit.source, unit.descriptors, context.site, parent,
-                                    costs=costs[context.unit])
+                                    costs=unit_costs[context.unit], func=context.func)
                     index[key] = node
                     (roots if parent is None else parent.children).append(node)
                 node._add(context)

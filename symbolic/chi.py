@@ -1,5 +1,7 @@
 """The chi vector: operation counts per cost, assembled from execution counts (symbolic stage, 3.2).
 
+Part of perfeq stage 3 (symbolic/): items from the descriptors' op counts (perfeq.instrument.descriptors).
+
 One assembly serves both the measured counts of a trace (numbers) and the model (sympy
 expressions), so the two can be compared key by key:
 
@@ -22,6 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfeq.instrument.descriptors import (
+    BlockDescriptor,
+    CommDescriptor,
+    LoopDescriptor,
+    RegionDescriptor,
+    UnitDescriptors,
+)
+
 OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
 CHI_KEYS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
 
@@ -43,41 +53,43 @@ class Item:
         return f"{self.function}:{self.line} {self.kind} {self.id} [{self.context}]"
 
 
-def block_item(unit: dict, block: dict, executions: Any, context: str, threads: Any) -> Item:
-    ops = block["ops"]
-    item = Item("block", unit["source"], block["id"], block["line"], _fname(unit, block["function"]), context)
+def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, context: str, threads: Any) -> Item:
+    ops = block.ops
+    item = Item("block", unit.source, block.id, block.line, _fname(unit, block.function), context)
     for kind in OP_KINDS:
         item.counts[kind] = executions * ops.get(kind, 0)
     total = executions * ops.get("total", 0)
     item.counts["ops_total"] = total
-    item.counts["ops"] = total / threads if block["in_parallel"] else total
+    item.counts["ops"] = total / threads if block.in_parallel else total
     item.counts["executions"] = executions
     return item
 
 
-def loop_item(unit: dict, loop: dict, entries: Any, iterations: Any, context: str, threads: Any) -> Item:
-    item = Item("loop", unit["source"], loop["id"], loop["line"], _fname(unit, loop["function"]), context)
+def loop_item(unit: UnitDescriptors, loop: LoopDescriptor, entries: Any, iterations: Any, context: str,
+              threads: Any) -> Item:
+    item = Item("loop", unit.source, loop.id, loop.line, _fname(unit, loop.function), context)
     tests = iterations + entries
     for kind in OP_KINDS:
-        item.counts[kind] = (entries * loop["ops_init"].get(kind, 0) + tests * loop["ops_cond"].get(kind, 0)
-                             + iterations * loop["ops_step"].get(kind, 0))
-    total = (entries * loop["ops_init"]["total"] + tests * loop["ops_cond"]["total"]
-             + iterations * loop["ops_step"]["total"])
+        item.counts[kind] = (entries * loop.ops_init.get(kind, 0) + tests * loop.ops_cond.get(kind, 0)
+                             + iterations * loop.ops_step.get(kind, 0))
+    total = (entries * loop.ops_init["total"] + tests * loop.ops_cond["total"]
+             + iterations * loop.ops_step["total"])
     item.counts["ops_total"] = total
-    item.counts["ops"] = total / threads if (loop["in_parallel"] or loop["worksharing"]) else total
+    item.counts["ops"] = total / threads if (loop.in_parallel or loop.worksharing) else total
     item.counts["entries"] = entries
     item.counts["iterations"] = iterations
     return item
 
 
-def region_item(unit: dict, region: dict, entries: Any, context: str) -> Item:
-    item = Item("region", unit["source"], region["id"], region["line"], _fname(unit, region["function"]), context)
+def region_item(unit: UnitDescriptors, region: RegionDescriptor, entries: Any, context: str) -> Item:
+    item = Item("region", unit.source, region.id, region.line, _fname(unit, region.function), context)
     item.counts["par"] = entries
     return item
 
 
-def comm_item(unit: dict, comm: dict, sent: Any, nbytes: Any, critical: Any, context: str) -> Item:
-    item = Item("comm", unit["source"], comm["id"], comm["line"], _fname(unit, comm["function"]), context)
+def comm_item(unit: UnitDescriptors, comm: CommDescriptor, sent: Any, nbytes: Any, critical: Any,
+              context: str) -> Item:
+    item = Item("comm", unit.source, comm.id, comm.line, _fname(unit, comm.function), context)
     item.counts["startup"] = sent
     item.counts["bytes"] = nbytes
     item.counts["critical"] = critical
@@ -95,5 +107,5 @@ def totals(items: list[Item], add: Callable[[Any, Any], Any] | None = None) -> d
     return out
 
 
-def _fname(unit: dict, function: int) -> str:
-    return unit["functions"][function]["name"]
+def _fname(unit: UnitDescriptors, function: int) -> str:
+    return unit.functions[function].name

@@ -1,7 +1,9 @@
-"""Subcommands of the symbolic stage: ``perfeq model``, ``perfeq equation``, ``perfeq machine``.
+"""Subcommands of the symbolic stage: ``perfeq callgraph``, ``perfeq counts``, ``perfeq model``,
+``perfeq equation``, ``perfeq machine``.
 
-``perfeq counts MODEL N=... P=...`` (predicted counts) shares the ``counts`` command with the
-measured counts of a trace; see perfeq.runtime.commands.
+Part of perfeq stage 3 (symbolic/); registered by perfeq/cli.py after the runtime's ``perfeq run``.
+``perfeq callgraph`` and ``perfeq counts --trace`` read a trace with the descriptors' costs
+(perfeq.symbolic.measured); ``perfeq counts MODEL N=... P=...`` prints a model's predicted counts.
 """
 
 from __future__ import annotations
@@ -9,15 +11,54 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import sympy as sp
 
 from perfeq.errors import UsageError
 from perfeq.instrument.commands import parse_params
+from perfeq.runtime.callgraph import CallGraph
+from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace, write_lines_atomic
+from perfeq.symbolic.measured import count_trace, unit_costs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    _register_trace_commands(subparsers)
+    _register_model_commands(subparsers)
+
+
+def _register_trace_commands(subparsers: argparse._SubParsersAction) -> None:
+    graph = subparsers.add_parser(
+        "callgraph", help="print the call graph of a trace",
+        description="Print the call graph of a trace with its call and block counts.")
+    graph.add_argument("trace", type=Path, help="a trace written by `perfeq run`")
+    graph.add_argument("--json", action="store_true", help="print JSON instead of a tree")
+    graph.add_argument("--hatchet", type=Path, metavar="OUT.json",
+                       help="also write the graph in Hatchet's literal format (GraphFrame.from_literal)")
+    graph.add_argument("--rank", type=int, metavar="R", help="only rank R (default: all ranks merged)")
+    graph.set_defaults(func=run_callgraph)
+
+    counts = subparsers.add_parser(
+        "counts", help="print the counts of a traced run, or a model's predicted counts",
+        description="With --trace: the counts the instrumented run actually performed (ops, par, startup, "
+                    "bytes, ...), per rank and in total.  With a model file: its predicted counts at a "
+                    "problem size and processor count.",
+        epilog="examples:  perfeq counts --trace prog.trace\n           perfeq counts prog.model.json N=65536 P=64",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    counts.add_argument("model", nargs="?", type=Path, help="a model file written by `perfeq model`")
+    counts.add_argument("assignments", nargs="*", metavar="NAME=VALUE",
+                        help="parameter values, P (processes) and T (threads) for the model")
+    counts.add_argument("--trace", type=Path, help="a trace written by `perfeq run`: its measured counts")
+    counts.add_argument("--caches", type=Path, help="cache description for the model's cache and page counts "
+                        "(perfeq machine -o; default: this machine)")
+    # the cache description's old name, for one release (--machine means the machine profile)
+    counts.add_argument("--machine", dest="caches_deprecated", type=Path, help=argparse.SUPPRESS)
+    counts.add_argument("--json", action="store_true", help="print JSON")
+    counts.set_defaults(func=run_counts)
+
+
+def _register_model_commands(subparsers: argparse._SubParsersAction) -> None:
     m = subparsers.add_parser(
         "model",
         help="build the symbolic cost model of a program from instrumentation traces",
@@ -41,6 +82,87 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.set_defaults(func=run_machine)
 
 
+# ---- traces ----------------------------------------------------------------------------------------
+def _read(path: Path) -> Trace:
+    """Read a trace; an incomplete trace is said in one line (no Python warning text)."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such trace file")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", IncompleteTraceWarning)
+        trace = read_trace(path)
+    for warning in caught:
+        print(f"perfeq: warning: {warning.message}", file=sys.stderr)
+    return trace
+
+
+def run_callgraph(args: argparse.Namespace) -> int:
+    trace = _read(args.trace)
+    graph = CallGraph.from_trace(trace, rank=args.rank, costs=unit_costs)
+    if args.hatchet:
+        text = json.dumps(graph.to_literal(), indent=1) + "\n"
+        write_lines_atomic(args.hatchet, [text])
+    if args.json:
+        print(json.dumps(graph.to_dict(), indent=1))
+    else:
+        print(graph.render())
+    return 0
+
+
+def run_counts(args: argparse.Namespace) -> int:
+    caches = _caches(args)
+    if args.trace is None:
+        if args.model is None:
+            raise UsageError("perfeq counts: give --trace TRACE (measured counts) or MODEL NAME=VALUE... "
+                             "(predicted counts)")
+        return model_counts(args.model, args.assignments, caches, args.json)
+    if args.model is not None or caches is not None:
+        raise UsageError("perfeq counts: --trace takes no model, values or --caches; give one or the other")
+    trace = _read(args.trace)
+    counts = count_trace(trace)
+    if args.json:
+        print(json.dumps(counts.as_dict(), indent=1))
+        return 0
+    for note in counts.notes:
+        print(f"perfeq: note: {note}", file=sys.stderr)
+    columns = ("ops", "ops_total", "par", "startup", "bytes", "messages_critical", "calls", "mpi_calls")
+    rows = [("total", counts.total)] + [(f"rank {r}", c) for r, c in sorted(counts.ranks.items())]
+    print(_table([("", *columns)] + [(name, *(_fmt(getattr(c, col)) for col in columns)) for name, c in rows]))
+    if counts.total.mpi:
+        header = ("MPI call", "calls", "elements", "bytes", "messages", "bytes_sent", "critical")
+        print()
+        print(_table([header] + [(name, *(str(v) for v in (c.calls, c.elements, c.bytes, c.messages,
+                                                           c.bytes_sent, c.messages_critical)))
+                                 for name, c in sorted(counts.total.mpi.items())]))
+    return 0
+
+
+def _caches(args: argparse.Namespace) -> Path | None:
+    """``--caches``, or its deprecated spelling ``--machine`` (said in one warning line)."""
+    if args.caches_deprecated is None:
+        return args.caches
+    print("perfeq: warning: --machine for the cache description is deprecated; use --caches", file=sys.stderr)
+    if args.caches is not None:
+        raise UsageError("perfeq counts: give the cache description once, with --caches")
+    return args.caches_deprecated
+
+
+def _fmt(value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    """Rows as aligned text: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.rjust(width) if i else cell.ljust(width)
+                               for i, (cell, width) in enumerate(zip(row, widths, strict=True)))
+                     for row in rows)
+
+
+# ---- models ----------------------------------------------------------------------------------------
 def run_model(args: argparse.Namespace) -> int:
     from perfeq.symbolic.model import build_model
 
@@ -75,13 +197,15 @@ def parse_assignments(items: list[str]) -> tuple[dict[str, float], int, int]:
     return values, procs, threads
 
 
-def model_counts(model_path: Path, assignments: list[str], machine_path: Path | None, as_json: bool) -> int:
+def model_counts(model_path: Path, assignments: list[str], caches: Path | None, as_json: bool) -> int:
+    """``perfeq counts MODEL NAME=VALUE...``: the predicted counts, cache misses with the cache
+    description ``caches`` (default: this machine's)."""
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 
     model = load_model(model_path)
     values, procs, threads = parse_assignments(assignments)
-    machine = Machine.load(machine_path) if machine_path else Machine.detect()
+    machine = Machine.load(caches) if caches else Machine.detect()
     counts = model.counts(values, procs, threads, machine)
     if as_json:
         print(json.dumps({"model": str(model_path), "values": values, "P": procs, "T": threads,
@@ -108,7 +232,7 @@ def run_equation(args: argparse.Namespace) -> int:
     fmt = {"text": _show, "latex": sp.latex, "python": _python, "maple": _maple}[args.format]
     for key in ("ops", "par", "startup", "bytes"):
         print(f"chi_{key} = {fmt(chi[key])}")
-    print("chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --machine)")
+    print("chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
     print(f"t = {fmt(time)}")
     if args.blocks:
         for item in model.items:
@@ -135,7 +259,7 @@ def _show(expr) -> str:
 
 
 def _python(expr) -> str:
-    """Python source; the MPI message functions stay calls (perfeq.symbolic.comm implements them)."""
+    """Python source; the MPI message functions stay calls (perfeq.symbolic.counts.comm implements them)."""
     return sp.pycode(expr, strict=False)
 
 

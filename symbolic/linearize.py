@@ -1,5 +1,7 @@
 """Architectural linearization: cache misses and page faults from loop-nest footprints (paper 3.2).
 
+Part of perfeq stage 3 (symbolic/): the model's nests (model.py) priced against a cache description.
+
 The rule (the paper's, crude on purpose and replaceable): a loop nest whose per-process data
 footprint exceeds a cache misses on every line it touches, each time it runs; a nest that fits
 misses only the first time its data is touched (compulsory misses).  The same with physical
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy as sp
 
+from perfeq.instrument.descriptors import ArrayShape
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.resolve import Resolver, formal_symbol
@@ -59,12 +62,12 @@ def nest_items(counter, contexts) -> list[dict[str, Any]]:
         unit = cc.unit
         fn = cc.obs.function
         for loop in unit.loops:
-            if loop["function"] != fn or loop["parent"] is not None or loop["id"] not in cc.loop_iterations:
+            if loop.function != fn or loop.parent is not None or loop.id not in cc.loop_iterations:
                 continue
-            inside = [b for b in unit.blocks if b["function"] == fn and _in_nest(unit, b["loop"], loop["id"])]
-            accesses = sum((cc.blocks.get(b["id"], 0) * (b["ops"]["loads"] + b["ops"]["stores"]) for b in inside),
+            inside = [b for b in unit.blocks if b.function == fn and _in_nest(unit, b.loop, loop.id)]
+            accesses = sum((cc.blocks.get(b.id, 0) * (b.ops["loads"] + b.ops["stores"]) for b in inside),
                            sp.Integer(0))
-            arrays = sorted({name for b in inside for name in b.get("arrays", [])})
+            arrays = sorted({name for b in inside for name in b.arrays or []})
             allowed = {P, T, RANK, *counter.size_symbols}
             sized = {}  # each array once, however many names it has here (dot(r, r))
             for name in arrays:
@@ -73,9 +76,9 @@ def nest_items(counter, contexts) -> list[dict[str, Any]]:
                     sized[found[0]] = found[1]
             footprint = sum(sized.values(), sp.Integer(0))
             nests.append({
-                "unit": unit.data["source"], "line": loop["line"], "function": unit.functions[fn]["name"],
+                "unit": unit.data.source, "line": loop.line, "function": unit.functions[fn].name,
                 "arrays": arrays, "footprint": sp.sympify(footprint), "accesses": sp.sympify(accesses),
-                "executions": sp.sympify(cc.loop_entries.get(loop["id"], 0)),
+                "executions": sp.sympify(cc.loop_entries.get(loop.id, 0)),
             })
     return nests
 
@@ -84,7 +87,7 @@ def _in_nest(unit, loop_id: int | None, root: int) -> bool:
     while loop_id is not None:
         if loop_id == root:
             return True
-        loop_id = unit.loops[loop_id]["parent"]
+        loop_id = unit.loops[loop_id].parent
     return False
 
 
@@ -93,69 +96,69 @@ def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tupl
     the caller: ``(where it was declared or allocated, its bytes)``, or None when unknown."""
     if depth > 10:
         return None
-    for shape in unit.data["shapes"]:
-        if shape["name"] != name or shape["function"] not in (fn, None):
+    for shape in unit.data.shapes:
+        if shape.name != name or shape.function not in (fn, None):
             continue
-        root = (unit.data["source"], shape["id"])
-        if shape["kind"] == "call":
+        root = (unit.data.source, shape.id)
+        if shape.kind == "call":
             size = _returned_bytes(counter, unit, fn, shape)
             if size is not None:
                 return root, size
             continue
-        resolver = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
+        resolver = Resolver(unit, fn, shape.loop, shape.line, counter.param_symbols)
         try:
-            if shape["kind"] in ALLOCATIONS:
+            if shape.kind in ALLOCATIONS:
                 return root, _allocation_bytes(shape, resolver)
-            size = sp.Integer(TYPE_SIZES.get(shape["element"] or "double", WORD))
-            for extent in shape["extents"]:
+            size = sp.Integer(TYPE_SIZES.get(shape.element or "double", WORD))
+            for extent in shape.extents:
                 size *= to_sympy(extent, resolver)
             return root, sp.sympify(size)
         except (Unresolved, IndexError):
             return None
-    params = unit.functions[fn]["params"]
+    params = unit.functions[fn].params
     if name in params and ctx.parent is not None and ctx.site is not None:
         punit = counter.units.get(ctx.parent.unit)
-        if punit is None or ctx.site >= len(punit.data["calls"]):
+        if punit is None or ctx.site >= len(punit.data.calls):
             return None
-        call = punit.data["calls"][ctx.site]
+        call = punit.data.calls[ctx.site]
         index = params.index(name)
-        if index < len(call["args"]):
-            arg = call["args"][index].strip().lstrip("&")
+        if index < len(call.args):
+            arg = call.args[index].strip().lstrip("&")
             if arg.isidentifier():
-                return _array(counter, ctx.parent, punit, call["function"], arg, depth + 1)
+                return _array(counter, ctx.parent, punit, call.function, arg, depth + 1)
     return None
 
 
-def _allocation_bytes(shape: dict, resolver: Resolver) -> sp.Expr:
+def _allocation_bytes(shape: ArrayShape, resolver: Resolver) -> sp.Expr:
     """Bytes an allocation asks for: the byte count, or calloc's count times element size."""
-    size = to_sympy(shape["extents"][0], resolver)
-    if shape["kind"] == "calloc":
-        size *= to_sympy(shape["extents"][1], resolver)
+    size = to_sympy(shape.extents[0], resolver)
+    if shape.kind == "calloc":
+        size *= to_sympy(shape.extents[1], resolver)
     return sp.sympify(size)
 
 
-def _returned_bytes(counter, unit, fn: int, shape: dict) -> sp.Expr | None:
+def _returned_bytes(counter, unit, fn: int, shape: ArrayShape) -> sp.Expr | None:
     """Bytes of ``name = callee(args)`` when the callee (same unit, not recursive) makes exactly one
     allocation, outside any loop, and every ``return`` returns that allocation's variable: its size
     in the callee's parameters, with the call's arguments put in.  Otherwise None (unknown)."""
-    callee_name, *args = shape["extents"]
-    callees = [i for i, f in enumerate(unit.functions) if f["name"] == callee_name]
+    callee_name, *args = shape.extents
+    callees = [i for i, f in enumerate(unit.functions) if f.name == callee_name]
     if len(callees) != 1:
         return None
     callee = callees[0]
     fdesc = unit.functions[callee]
-    allocations = [s for s in unit.data["shapes"] if s["function"] == callee and s["kind"] in ALLOCATIONS]
-    if len(allocations) != 1 or fdesc.get("recursive"):
+    allocations = [s for s in unit.data.shapes if s.function == callee and s.kind in ALLOCATIONS]
+    if len(allocations) != 1 or fdesc.recursive:
         return None
     inner = allocations[0]
-    if inner.get("loop") is not None or not inner["name"] or fdesc.get("returned_names") != [inner["name"]]:
+    if inner.loop is not None or not inner.name or fdesc.returned_names != [inner.name]:
         return None
-    resolver = Resolver(unit, callee, None, inner["line"], counter.param_symbols)
-    outer = Resolver(unit, fn, shape.get("loop"), shape["line"], counter.param_symbols)
+    resolver = Resolver(unit, callee, None, inner.line, counter.param_symbols)
+    outer = Resolver(unit, fn, shape.loop, shape.line, counter.param_symbols)
     try:
         size = _allocation_bytes(inner, resolver)
         values = {}
-        for index, name in enumerate(fdesc["params"]):  # only the parameters the size depends on
+        for index, name in enumerate(fdesc.params):  # only the parameters the size depends on
             symbol = formal_symbol(callee_name, name)
             if symbol in size.free_symbols:
                 values[symbol] = to_sympy(args[index], outer)

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from perfeq.errors import UsageError
+from perfeq.files import check_document, read_json
 
 WORD = 8  # bytes per access: loads and stores are taken as 8-byte words
 FORMAT = "perfeq-machine-description"
+VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,13 @@ class Machine:
     memory_bytes: int
 
     def to_json(self) -> str:
-        return json.dumps({"format": FORMAT, "version": 1, **asdict(self)}, indent=1) + "\n"
+        return json.dumps({"format": FORMAT, "version": VERSION, **asdict(self)}, indent=1) + "\n"
 
     def to_yaml(self) -> str:
         import yaml
 
         header = "# perfeq machine description: caches, line, page and memory in bytes (edit for another machine)\n"
-        return header + yaml.safe_dump({"format": FORMAT, "version": 1, **asdict(self)}, sort_keys=False)
+        return header + yaml.safe_dump({"format": FORMAT, "version": VERSION, **asdict(self)}, sort_keys=False)
 
     def to_text(self, path: str | Path | None = None) -> str:
         """JSON, or YAML when ``path`` ends in .yaml or .yml."""
@@ -45,24 +47,12 @@ class Machine:
 
     @classmethod
     def load(cls, path: str | Path) -> Machine:
-        """Read a description written by ``perfeq machine -o`` (JSON or YAML), or by hand."""
-        import yaml
+        """Read a description written by ``perfeq machine -o`` (JSON or YAML), or by hand.
 
-        try:
-            text = Path(path).read_text()
-            data = json.loads(text) if Path(path).suffix.lower() == ".json" else yaml.safe_load(text)
-        except OSError as exc:
-            raise UsageError(f"{path}: cannot read the machine description: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-            raise UsageError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise UsageError(f"{path}: not a perfeq machine description (format: {FORMAT})")
-        if data.get("version") != 1:
-            raise UsageError(f"{path}: machine description version {data.get('version')!r} is not supported (1)")
+        JSON goes through perfeq.files.read_json, YAML through PyYAML; both through
+        perfeq.files.check_document (format and version).
+        """
+        data = check_document(_read(Path(path)), path, FORMAT, VERSION, what="perfeq machine description")
         fields: dict[str, Any] = {"name": str(data.get("name") or Path(path).stem)}
         for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes"):
             value = data.get(key)
@@ -98,6 +88,22 @@ class Machine:
         l1 = caches.get(1, 32 << 10)
         llc = caches[max(caches)] if caches else 8 << 20
         return cls(platform.node() or "this machine", l1, llc, line, page, memory)
+
+
+def _read(path: Path) -> Any:
+    """The data of a description file: JSON when the name ends in .json, else YAML."""
+    import yaml
+
+    try:
+        if path.suffix.lower() == ".json":
+            return read_json(path)
+        return yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the machine description: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise UsageError(f"{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
 
 
 def _bytes(text: str) -> int:

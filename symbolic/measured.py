@@ -1,19 +1,35 @@
-"""The counts an instrumentation run actually performed, per rank (the ground truth of the model).
+"""The counts a run actually performed, per rank and in total: the ground truth of the model.
 
-Assembled by the same code as the model's counts (perfeq.symbolic.chi), from the trace's counters:
-block executions, loop entries and iterations, region entries, and the MPI wrappers' records
-turned into messages by perfeq.runtime.mpi.calls.
+Part of perfeq stage 3 (symbolic/), the one owner of measured counts.  Two views of one trace:
+
+* :func:`measured_counts`: the chi of a :class:`~perfeq.symbolic.observe.RunObservation`, assembled
+  by the same code as the model's counts (perfeq.symbolic.chi), which the model's checks and the
+  benchmarks compare predictions with;
+* :func:`count_trace`: what ``perfeq counts --trace`` prints (ops, par, startup, bytes, ... per rank
+  and per MPI function), and :func:`unit_costs`, the block executions and ops of a call-graph node
+  (``perfeq callgraph``), from the descriptor files' block and loop op counts.
+
+Messages come from the MPI wrappers' records through the call table's algorithms
+(perfeq.symbolic.messages).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from perfeq.errors import TraceError, UsageError
+from perfeq.instrument.descriptors import UnitDescriptors, read_descriptors
+from perfeq.runtime.mpi.calls import MPI_CALLS
+from perfeq.runtime.trace import MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.messages import MessageCounts, message_counts
 from perfeq.symbolic.observe import RunObservation
 
 
+# ---- the chi of a run (the model's ground truth) ---------------------------------------------------
 def measured_counts(run: RunObservation) -> dict[str, Any]:
     """Per-rank and total chi of a run: ``{"per_rank": {rank: {key: value}}, "total": {...}}``."""
     per_rank: dict[int, dict[str, float]] = {}
@@ -24,23 +40,23 @@ def measured_counts(run: RunObservation) -> dict[str, Any]:
             if unit is None:
                 continue
             fn = ctx.function
-            label = unit["functions"][fn]["name"]
-            for block in unit["blocks"]:
-                if block["function"] == fn:
-                    items.append(chimod.block_item(unit, block, ctx.counter(rank, block["slot"]), label, run.threads))
-            for loop in unit["loops"]:
-                if loop["function"] == fn and loop["body_block"] is not None:
-                    entries = ctx.counter(rank, loop["entry_slot"])
-                    iterations = ctx.counter(rank, unit["blocks"][loop["body_block"]]["slot"])
+            label = unit.functions[fn].name
+            for block in unit.blocks:
+                if block.function == fn:
+                    items.append(chimod.block_item(unit, block, ctx.counter(rank, block.slot), label, run.threads))
+            for loop in unit.loops:
+                if loop.function == fn and loop.body_block is not None:
+                    entries = ctx.counter(rank, loop.entry_slot)
+                    iterations = ctx.counter(rank, unit.blocks[loop.body_block].slot)
                     items.append(chimod.loop_item(unit, loop, entries, iterations, label, run.threads))
-            for region in unit["regions"]:
-                if region["function"] == fn:
-                    items.append(chimod.region_item(unit, region, ctx.counter(rank, region["slot"]), label))
-            for comm in unit["comms"]:
-                if comm["function"] != fn:
+            for region in unit.regions:
+                if region.function == fn:
+                    items.append(chimod.region_item(unit, region, ctx.counter(rank, region.slot), label))
+            for comm in unit.comms:
+                if comm.function != fn:
                     continue
                 total = MessageCounts()
-                for rec in ctx.mpi.get(rank, {}).get(comm["id"], []):
+                for rec in ctx.mpi.get(rank, {}).get(comm.id, []):
                     total = total + message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes,
                                                    comm_size=rec.comm_size, comm_rank=rec.comm_rank, root=rec.root)
                 items.append(chimod.comm_item(unit, comm, total.sent, total.bytes_sent, total.critical, label))
@@ -49,3 +65,238 @@ def measured_counts(run: RunObservation) -> dict[str, Any]:
     total = {k: sum(r[k] for r in per_rank.values()) for k in keys}
     return {"per_rank": per_rank, "total": total, "nranks": run.nranks, "threads": run.threads,
             "params": run.params}
+
+
+# ---- operations of a call-graph node (perfeq callgraph, perfeq counts --trace) ----------------------
+@dataclass(frozen=True)
+class OpCounts:
+    ops: float        # serial operations plus parallel ones divided by the threads
+    ops_total: float  # every thread's operations
+
+
+def _count(counters: dict[int, int], calls: int, slot: int | None) -> int:
+    return calls if slot is None else counters.get(slot, 0)
+
+
+@dataclass(frozen=True)
+class UnitCosts:
+    """What the counters of one unit's functions cost: the call graph's costs provider.
+
+    The operations are chi's (perfeq.symbolic.chi ``block_item`` and ``loop_item``, the same code as
+    :func:`measured_counts` and the model): ``ops_total`` is every thread's operations, ``ops``
+    divides the parallel ones by the threads that share them.
+    """
+
+    path: Path
+    unit: UnitDescriptors
+    functions: dict[str, int]  # function name -> its index in the unit
+
+    @property
+    def digest(self) -> str | None:
+        return self.unit.digest if isinstance(self.unit.digest, str) else None
+
+    def executions(self, function: str, counters: dict[int, int], calls: int) -> int:
+        """Basic-block executions of one context of ``function`` (entry blocks: its calls)."""
+        fn = self.functions.get(function)
+        return sum(_count(counters, calls, b.slot) for b in self.unit.blocks if b.function == fn)
+
+    def ops_total(self, function: str, counters: dict[int, int], calls: int) -> float:
+        """Every thread's operations in one context of ``function``."""
+        return self.ops(function, counters, calls).ops_total
+
+    def ops(self, function: str, counters: dict[int, int], calls: int, threads: int = 1) -> OpCounts:
+        """Operations of one context of ``function`` with these counters and calls."""
+        ops = total = 0.0
+        for item in self._items(function, counters, calls, max(threads, 1)):
+            total += item.counts["ops_total"]
+            ops += item.counts["ops"]
+        return OpCounts(ops, total)
+
+    def _items(self, function: str, counters: dict[int, int], calls: int, threads: int) -> list[chimod.Item]:
+        fn, unit = self.functions.get(function), self.unit
+        slots = {block.id: block.slot for block in unit.blocks}
+        items = [chimod.block_item(unit, block, _count(counters, calls, block.slot), function, threads)
+                 for block in unit.blocks if block.function == fn]
+        for loop in unit.loops:
+            if loop.function == fn and loop.body_block is not None:  # else not instrumented: no iterations
+                entries = _count(counters, calls, loop.entry_slot)
+                iterations = _count(counters, calls, slots.get(loop.body_block))
+                items.append(chimod.loop_item(unit, loop, entries, iterations, function, threads))
+        return items
+
+
+def _check_total(ops: Any, where: str) -> None:
+    if not (isinstance(ops, dict) and isinstance(ops.get("total"), (int, float)) and not isinstance(ops["total"], bool)):
+        raise UsageError(f"{where}: ops should be an object with a numeric 'total', not {ops!r}")
+
+
+def _costs(path: Path, unit: UnitDescriptors) -> UnitCosts:
+    """The costs of ``unit`` (read from ``path``), its op counts checked: one error line naming the item."""
+    names = [f.name for f in unit.functions]
+    if not all(isinstance(name, str) for name in names):
+        raise UsageError(f"{path}: every function needs a name")
+    for kind, records, fields in (("block", unit.blocks, ("ops",)),
+                                  ("loop", unit.loops, ("ops_init", "ops_cond", "ops_step"))):
+        for record in records:
+            where = f"{path}: {kind} {record.id}"
+            if record.function not in range(len(names)):
+                raise UsageError(f"{where}: no function {record.function!r}")
+            if kind == "loop" and record.body_block is None:
+                continue
+            for name in fields:
+                _check_total(getattr(record, name), where)
+    return UnitCosts(path=path, unit=unit, functions={name: i for i, name in enumerate(names)})
+
+
+@lru_cache(maxsize=64)
+def _load(path: Path, mtime_ns: int) -> UnitCosts:
+    return _costs(path, read_descriptors(path))
+
+
+def load_unit_costs(path: str | Path | None) -> UnitCosts | None:
+    """The costs in the descriptor file at ``path``; None when there is no such file."""
+    if not path:
+        return None
+    file = Path(path)
+    try:
+        mtime = file.stat().st_mtime_ns
+    except OSError:
+        return None
+    return _load(file, mtime)
+
+
+def unit_costs(unit: Unit) -> UnitCosts | None:
+    """The costs of a trace's unit, from its descriptor file: the call graph's costs provider
+    (``CallGraph.from_trace(trace, costs=unit_costs)``); None without the file."""
+    return load_unit_costs(unit.descriptors)
+
+
+# ---- the counts of a trace (perfeq counts --trace) --------------------------------------------------
+@dataclass
+class MPICallCounts:
+    """One MPI function's calls by one rank (or all): block elements/bytes and messages sent."""
+
+    calls: int = 0
+    elements: int = 0
+    bytes: int = 0            # sum of this rank's blocks (count * type size) over the calls
+    messages: int = 0         # messages sent, by the call's algorithm
+    bytes_sent: int = 0
+    messages_critical: int = 0
+
+    def add(self, other: MPICallCounts, *, critical_max: bool = False) -> None:
+        self.calls += other.calls
+        self.elements += other.elements
+        self.bytes += other.bytes
+        self.messages += other.messages
+        self.bytes_sent += other.bytes_sent
+        self.messages_critical = (max(self.messages_critical, other.messages_critical) if critical_max
+                                  else self.messages_critical + other.messages_critical)
+
+
+@dataclass
+class RunCounts:
+    """The counts of one rank, or the total of all ranks.
+
+    ``ops``: operations (blocks and loop headers, executions times their static op counts, as
+    perfeq.symbolic.chi counts them: parallel ones divided by the threads); ``ops_total``: every
+    thread's operations (both None when a descriptor file is missing); ``par``: parallel-region entries (serial/parallel transitions);
+    ``startup``: messages sent; ``bytes``: bytes sent; ``messages_critical``: messages on the
+    critical path (the total is the maximum over ranks); ``calls``: instrumented function calls;
+    ``mpi_calls``: MPI calls; ``mpi``: per MPI function.
+    """
+
+    ops: float | None = 0.0
+    ops_total: float | None = 0.0
+    par: int = 0
+    startup: int = 0
+    bytes: int = 0
+    messages_critical: int = 0
+    calls: int = 0
+    mpi_calls: int = 0
+    mpi: dict[str, MPICallCounts] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"ops": self.ops, "ops_total": self.ops_total, "par": self.par, "startup": self.startup, "bytes": self.bytes,
+                "messages_critical": self.messages_critical, "calls": self.calls,
+                "mpi_calls": self.mpi_calls, "mpi": {name: vars(c) for name, c in sorted(self.mpi.items())}}
+
+
+@dataclass(frozen=True)
+class TraceCounts:
+    """Counts per rank and in total, with notes on what could not be counted."""
+
+    ranks: dict[int, RunCounts]
+    total: RunCounts
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"total": self.total.as_dict(), "ranks": {str(r): c.as_dict() for r, c in sorted(self.ranks.items())},
+                "notes": list(self.notes)}
+
+
+def _mpi_counts(record: MPIRecord, where: str) -> MPICallCounts:
+    if record.call not in MPI_CALLS:
+        raise TraceError(f"{where}: unknown MPI call {record.call!r} (this perfeq knows {len(MPI_CALLS)} calls)")
+    messages: MessageCounts = message_counts(record.call, calls=record.calls, nbytes=record.bytes,
+                                             comm_size=record.comm_size, comm_rank=record.comm_rank,
+                                             root=record.root)
+    return MPICallCounts(record.calls, record.elements, record.bytes, messages.sent, messages.bytes_sent,
+                         messages.critical)
+
+
+def count_rank(rank: RankTrace, notes: list[str], where: str = "trace") -> RunCounts:
+    """The counts of one rank's trace; missing descriptor files are reported in ``notes``."""
+    counts = RunCounts()
+    costs = {}
+    threads = rank.header.get("nthreads")
+    threads = threads if type(threads) is int and threads > 0 else 1
+    for uid, unit in rank.units.items():
+        costs[uid] = unit_costs(unit)
+        if costs[uid] is None:
+            note = f"no descriptor file {unit.descriptors or '(none)'} for unit {unit.source}: ops not counted"
+            if note not in notes:
+                notes.append(note)
+    records: list[MPIRecord] = list(rank.orphan_mpi)
+    for context in rank.contexts.values():
+        counts.calls += context.calls
+        counts.par += context.regions
+        costs_of_unit = costs[context.unit]
+        if costs_of_unit is None or counts.ops is None or counts.ops_total is None:
+            counts.ops = counts.ops_total = None
+        else:
+            ops = costs_of_unit.ops(rank.function(context).name, context.counters, context.calls, threads)
+            counts.ops += ops.ops
+            counts.ops_total += ops.ops_total
+        records.extend(context.mpi)
+    for record in records:
+        item = _mpi_counts(record, where)
+        counts.mpi.setdefault(record.call, MPICallCounts()).add(item)
+        counts.mpi_calls += item.calls
+        counts.startup += item.messages
+        counts.bytes += item.bytes_sent
+        counts.messages_critical += item.messages_critical
+    return counts
+
+
+def count_trace(trace: Trace) -> TraceCounts:
+    """The counts of every rank of ``trace`` and their total (critical path: the maximum)."""
+    notes: list[str] = []
+    if trace.incomplete:
+        notes.append("the trace is incomplete: a rank crashed or is missing; counts are lower bounds")
+    if trace.stopped:
+        notes.append("recording stopped early in some rank (see its footer): counts are unreliable")
+    ranks = {r: count_rank(trace.ranks[r], notes, str(trace.path)) for r in sorted(trace.ranks)}
+    total = RunCounts()
+    for counts in ranks.values():
+        total.ops = None if total.ops is None or counts.ops is None else total.ops + counts.ops
+        total.ops_total = (None if total.ops_total is None or counts.ops_total is None
+                           else total.ops_total + counts.ops_total)
+        total.par += counts.par
+        total.startup += counts.startup
+        total.bytes += counts.bytes
+        total.messages_critical = max(total.messages_critical, counts.messages_critical)
+        total.calls += counts.calls
+        total.mpi_calls += counts.mpi_calls
+        for name, item in counts.mpi.items():
+            total.mpi.setdefault(name, MPICallCounts()).add(item, critical_max=True)
+    return TraceCounts(ranks, total, tuple(notes))

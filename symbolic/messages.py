@@ -2,7 +2,7 @@
 
 Part of perfeq stage 3 (symbolic/).  The MPI call table (perfeq.runtime.mpi.calls) names each
 call's algorithm; this module owns the algorithms.  The measured counts of a trace and the model's
-message functions (symbolic/comm.py) both count messages here.
+message functions (symbolic/counts/comm.py) both count messages here.
 
 Message models (``P`` ranks in the communicator, ``v`` this rank's rank relative to the root,
 ``n`` this rank's block in bytes, i.e. count * type size of the call's count/datatype arguments):

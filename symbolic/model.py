@@ -9,6 +9,7 @@ in the problem-size parameters, P, the rank and T.  It is written as versioned J
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from sympy.core.function import AppliedUndef
 
 from perfeq import __version__
 from perfeq.errors import ModelError, UsageError
+from perfeq.files import check_document, read_json, write_atomic
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
@@ -205,27 +207,22 @@ class CostModel:
         }
 
     def save(self, path: Path) -> None:
-        from perfeq.files import write_atomic
-
         write_atomic(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 def load_model(path: str | Path) -> CostModel:
+    """Read a model file (perfeq.files: one-line errors naming the file); a trace given instead says so."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = read_json(path, error=ModelError)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such model file") from None
-    except json.JSONDecodeError as exc:
+    except ModelError:
         if _is_trace(path):
             raise UsageError(f"{path} is a trace, not a model: build one with 'perfeq model {path}' "
                              f"(or see the run's own counts with 'perfeq counts --trace {path}')") from None
-        raise ModelError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if data.get("format") != FORMAT:
-        raise ModelError(f"{path}: not a perfeq model (format {data.get('format')!r})")
-    if data.get("version") not in (1, VERSION):
-        raise ModelError(f"{path}: perfeq model version {data.get('version')} is not supported (this perfeq reads 1 "
-                         f"and {VERSION})")
+        raise
+    data = check_document(data, path, FORMAT, (1, VERSION), error=ModelError, what="perfeq model")
     namespace = _namespace()
 
     def expr(entry: dict) -> sp.Expr:
@@ -255,7 +252,7 @@ def _is_trace(path: Path) -> bool:
 
 
 def _namespace() -> dict[str, Any]:
-    from perfeq.symbolic.comm import all_message_functions
+    from perfeq.symbolic.counts.comm import all_message_functions
 
     return dict(all_message_functions())
 
@@ -266,31 +263,29 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None) -> Cos
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
     runs = [from_trace(t) for t in traces]
-    run = runs[0]
-    _rename_params(run, params or {})
+    run = _rename_params(runs[0], params or {})
     counter = CountModel(run, runs[1:])
     contexts = counter.build()
     items: list[ModelItem] = []
     for cc in contexts:
         unit = cc.unit.data
-        context = " > ".join(run.units[u]["functions"][f]["name"] for u, f, _ in _path_parts(cc.obs))
-        for block in unit["blocks"]:
-            if block["id"] in cc.blocks:
-                it = chimod.block_item(unit, block, cc.blocks[block["id"]], context, T)
-                it.counts["branch"] = cc.blocks[block["id"]] * counter.mispredicted(cc.obs, cc.unit, block["id"])
+        context = " > ".join(run.units[u].functions[f].name for u, f, _ in _path_parts(cc.obs))
+        for block in unit.blocks:
+            if block.id in cc.blocks:
+                it = chimod.block_item(unit, block, cc.blocks[block.id], context, T)
+                it.counts["branch"] = cc.blocks[block.id] * counter.mispredicted(cc.obs, cc.unit, block.id)
                 items.append(_model_item(it))
-        for loop in unit["loops"]:
-            if loop["id"] in cc.loop_iterations:
-                it = chimod.loop_item(unit, loop, cc.loop_entries[loop["id"]], cc.loop_iterations[loop["id"]],
-                                      context, T)
-                it.counts["branch"] = cc.loop_entries[loop["id"]] * counter.loop_mispredicted(cc.obs, loop)
+        for loop in unit.loops:
+            if loop.id in cc.loop_iterations:
+                it = chimod.loop_item(unit, loop, cc.loop_entries[loop.id], cc.loop_iterations[loop.id], context, T)
+                it.counts["branch"] = cc.loop_entries[loop.id] * counter.loop_mispredicted(cc.obs, loop)
                 items.append(_model_item(it))
-        for region in unit["regions"]:
-            if region["id"] in cc.regions:
-                items.append(_model_item(chimod.region_item(unit, region, cc.regions[region["id"]], context)))
-        for comm in unit["comms"]:
-            if comm["id"] in cc.comms:
-                sent, nbytes, critical = cc.comms[comm["id"]]
+        for region in unit.regions:
+            if region.id in cc.regions:
+                items.append(_model_item(chimod.region_item(unit, region, cc.regions[region.id], context)))
+        for comm in unit.comms:
+            if comm.id in cc.comms:
+                sent, nbytes, critical = cc.comms[comm.id]
                 items.append(_model_item(chimod.comm_item(unit, comm, sent, nbytes, critical, context)))
     items = [it for it in items if any(v != 0 for v in it.counts.values())]
     for it in items:
@@ -301,7 +296,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None) -> Cos
             parameters[symbol.name] = {"variable": variable, "value": run.params.get(variable)}
     nests = nest_items(counter, contexts)
     return CostModel(
-        program=next(iter(run.units.values()))["source"] if run.units else str(traces[0]),
+        program=next(iter(run.units.values())).source if run.units else str(traces[0]),
         parameters=parameters,
         items=items,
         nests=nests,
@@ -325,15 +320,16 @@ def _path_parts(ctx) -> list[tuple[str, int, int | None]]:
     return list(reversed(parts))
 
 
-def _rename_params(run: RunObservation, params: dict[str, str]) -> None:
-    """``--param N=n``: the model symbol N stands for the program variable n."""
+def _rename_params(run: RunObservation, params: dict[str, str]) -> RunObservation:
+    """``--param N=n``: the model symbol N stands for the program variable n.  The run with renamed
+    copies of its units' parameter descriptors (the descriptors read stay as they are)."""
+    units = run.units
     for symbol, variable in params.items():
-        found = False
-        for data in run.units.values():
-            for p in data["params"]:
-                if p["variable"] == variable:
-                    p["symbol"] = symbol
-                    found = True
-        if not found:
+        if not any(p.variable == variable for unit in units.values() for p in unit.params):
+            found = ", ".join(sorted({p.variable for unit in units.values() for p in unit.params})) or "none"
             raise UsageError(f"--param {symbol}={variable}: the program has no parameter variable '{variable}' "
-                             f"(found: {', '.join(sorted({p['variable'] for d in run.units.values() for p in d['params']})) or 'none'})")
+                             f"(found: {found})")
+        units = {path: dataclasses.replace(unit, params=[dataclasses.replace(p, symbol=symbol) if p.variable == variable
+                                                         else p for p in unit.params])
+                 for path, unit in units.items()}
+    return dataclasses.replace(run, units=units)

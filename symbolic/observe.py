@@ -1,18 +1,21 @@
 """What one instrumentation run measured, arranged for the symbolic stage.
 
-A :class:`RunObservation` holds the parameter values of the run, the process and thread counts, and
-the call-graph contexts with their counters per rank.  It is built from a trace by
-:func:`from_trace` (perfeq.runtime reads the trace); tests can build one by hand.
+Part of perfeq stage 3 (symbolic/).  A :class:`RunObservation` holds the parameter values of the
+run, the process and thread counts, the units' descriptors, and the call-graph contexts with their
+counters per rank.  It is built by :func:`from_trace` from the one context tree of a trace
+(perfeq.runtime.callgraph); tests can build one by hand.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from perfeq.errors import ModelError
+from perfeq.instrument.descriptors import UnitDescriptors, read_descriptors
+from perfeq.runtime.callgraph import CallGraph, CallNode
+from perfeq.runtime.trace import read_trace
 
 
 @dataclass
@@ -48,7 +51,7 @@ class RunObservation:
     params: dict[str, float]  # program variable -> value recorded by PERFEQ_PARAM
     nranks: int
     threads: int
-    units: dict[str, dict]  # descriptor path -> descriptor JSON
+    units: dict[str, UnitDescriptors]  # descriptor path -> its descriptors
     roots: list[ContextObservation]
 
     def contexts(self):
@@ -59,32 +62,22 @@ class RunObservation:
             stack[0:0] = node.children
 
 
-def load_descriptors(path: str) -> dict:
-    try:
-        data = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise ModelError(f"{path}: descriptor file not found (was the program instrumented here?)") from None
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
-    if data.get("format") != "perfeq-descriptors" or data.get("version") != 1:
-        raise ModelError(f"{path}: not a perfeq-descriptors version 1 file")
-    return data
+def load_descriptors(path: str) -> UnitDescriptors:
+    """The descriptors of a unit of the run (perfeq.instrument.descriptors.read_descriptors)."""
+    return read_descriptors(path, error=ModelError, missing="descriptor file not found (was the program instrumented here?)")
 
 
 def from_trace(path: str | Path) -> RunObservation:
     """Read a (merged) trace and arrange it per call-graph context, merging ranks and threads.
 
-    Contexts are matched across ranks and threads by their call path: the chain of (descriptor
-    file, function, call site) from main.
+    The contexts are the call graph's nodes (perfeq.runtime.callgraph, matched across ranks and
+    threads by their call path), without the functions of units that have no descriptor file and
+    what they call.
     """
-    from perfeq.runtime.trace import read_trace
-
     trace = read_trace(path)
     if not trace.ranks:
         raise ModelError(f"{path}: the trace holds no rank")
-    units: dict[str, dict] = {}
-    by_path: dict[tuple, ContextObservation] = {}
-    roots: list[ContextObservation] = []
+    units: dict[str, UnitDescriptors] = {}
     params: dict[str, float] = {}
     threads = 1
     for rank_no in sorted(trace.ranks):
@@ -93,38 +86,26 @@ def from_trace(path: str | Path) -> RunObservation:
         for name, value in rank.params.items():
             if value is not None:
                 params.setdefault(name, value)
-        unit_paths: dict[int, str] = {}
-        for uid, unit in rank.units.items():
-            if unit.descriptors:
-                unit_paths[uid] = unit.descriptors
-                if unit.descriptors not in units:
-                    units[unit.descriptors] = load_descriptors(unit.descriptors)
-        paths: dict[int, tuple] = {}
-        for cid in sorted(rank.contexts):
-            ctx = rank.contexts[cid]
-            if ctx.unit not in unit_paths:
-                continue
-            parent_path = paths.get(ctx.parent) if ctx.parent is not None else ()
-            if parent_path is None:
-                continue
-            key = (*parent_path, (unit_paths[ctx.unit], ctx.func, ctx.site))
-            paths[cid] = key
-            node = by_path.get(key)
-            if node is None:
-                parent = by_path.get(parent_path) if parent_path else None
-                node = ContextObservation(unit_paths[ctx.unit], ctx.func, ctx.site if parent else None, parent)
-                by_path[key] = node
-                (parent.children if parent else roots).append(node)
-            node.calls[rank_no] = node.calls.get(rank_no, 0) + ctx.calls  # every thread's invocations
-            counters = node.counters.setdefault(rank_no, {})
-            for slot, count in ctx.counters.items():
-                counters[slot] = counters.get(slot, 0) + count
-            values = node.values.setdefault(rank_no, {})
-            for slot, stat in ctx.values.items():
-                values[slot] = values[slot].merge(stat) if slot in values else stat
-            sites = node.mpi.setdefault(rank_no, {})
-            for record in ctx.mpi:
-                if record.site is None:
-                    continue
-                sites.setdefault(record.site, []).append(record)
+        for unit in rank.units.values():
+            if unit.descriptors and unit.descriptors not in units:
+                units[unit.descriptors] = load_descriptors(unit.descriptors)
+    graph = CallGraph.from_trace(trace)
+    roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
     return RunObservation(str(path), params, trace.nranks, threads, units, roots)
+
+
+def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObservation | None:
+    """The observation of a call-graph node and its subtree (None: its unit has no descriptors)."""
+    if not node.descriptors:
+        return None
+    obs = ContextObservation(node.descriptors, node.func, node.site if parent else None, parent)
+    for rank, counts in node.by_rank.items():
+        obs.calls[rank] = counts.calls  # every thread's invocations
+        obs.counters[rank] = dict(counts.counters)
+        obs.values[rank] = dict(counts.values)
+        obs.mpi[rank] = {site: list(records) for site, records in counts.mpi.items() if site is not None}
+    for child in node.children:
+        observed = _observe(child, obs)
+        if observed is not None:
+            obs.children.append(observed)
+    return obs

@@ -1,5 +1,7 @@
 """Name resolution for loop bounds and counts (symbolic stage, the paper's step 1).
 
+Part of perfeq stage 3 (symbolic/): C names of a unit's descriptors to model symbols.
+
 A name in a loop bound is searched outward: the variables of enclosing loops, then simple
 assignments in the function (``local_n = n / size``), then the function's parameters (replaced
 later by the argument expressions of each call site), then the program's problem-size
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from perfeq.instrument.descriptors import Assignment, LoopDescriptor, ParamDescriptor, UnitDescriptors
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
 
@@ -34,23 +37,23 @@ def formal_symbol(function: str, name: str) -> sp.Symbol:
 
 @dataclass
 class UnitView:
-    """A unit's descriptor JSON with the look-ups resolution needs."""
+    """A unit's descriptors with the look-ups resolution needs."""
 
-    data: dict
+    data: UnitDescriptors
     key: str = ""  # distinguishes loop symbols of different units
 
     def __post_init__(self) -> None:
-        self.functions = self.data["functions"]
-        self.loops = self.data["loops"]
-        self.blocks = self.data["blocks"]
-        self.params = self.data["params"]
-        self.macros = self.data.get("macros", {})
+        self.functions = self.data.functions
+        self.loops = self.data.loops
+        self.blocks = self.data.blocks
+        self.params = self.data.params
+        self.macros = self.data.macros
 
-    def loop_chain(self, loop: int | None) -> list[dict]:
+    def loop_chain(self, loop: int | None) -> list[LoopDescriptor]:
         chain = []
         while loop is not None:
             chain.append(self.loops[loop])
-            loop = self.loops[loop]["parent"]
+            loop = self.loops[loop].parent
         return chain
 
 
@@ -79,19 +82,19 @@ class Resolver:
     def _resolve(self, name: str) -> sp.Expr:
         enclosing = self.unit.loop_chain(self.loop)
         for loop in enclosing:
-            if loop["var"] == name:
-                return loop_symbol(self.unit.key, loop["id"], name)
+            if loop.var == name:
+                return loop_symbol(self.unit.key, loop.id, name)
         if name in self.param_symbols and any(
-            p["variable"] == name and p["function"] == self.function for p in self.unit.params
+            p.variable == name and p.function == self.function for p in self.unit.params
         ):
             return self.param_symbols[name]
         assignment = self._assignment(name, enclosing)
         if assignment is not None:
-            sub = Resolver(self.unit, self.function, assignment["loop"], assignment["line"], self.param_symbols)
+            sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
-            return to_sympy(assignment["text"], sub)
-        if name in self.fdesc["params"]:
-            return formal_symbol(self.fdesc["name"], name)
+            return to_sympy(assignment.text, sub)
+        if name in self.fdesc.params:
+            return formal_symbol(self.fdesc.name, name)
         symbol = self._parameter(name)
         if symbol is not None:
             return symbol
@@ -102,13 +105,13 @@ class Resolver:
     def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
         """The value of a call of a user function whose body is ``return expr;``."""
         for index, function in enumerate(self.unit.functions):
-            if function["name"] == name and function.get("returns"):
-                sub = Resolver(self.unit, index, None, function["line"], self.param_symbols)
+            if function.name == name and function.returns:
+                sub = Resolver(self.unit, index, None, function.line, self.param_symbols)
                 sub.depth = self.depth + 1
                 if sub.depth > MAX_DEPTH:
                     raise Unresolved(f"call of {name}: too deep")
-                value = to_sympy(function["returns"], sub)
-                formals = {formal_symbol(name, p): a for p, a in zip(function["params"], args, strict=False)}
+                value = to_sympy(function.returns, sub)
+                formals = {formal_symbol(name, p): a for p, a in zip(function.params, args, strict=False)}
                 return value.subs(formals)
         raise Unresolved(f"call of {name}")
 
@@ -116,34 +119,34 @@ class Resolver:
         if name in self.param_symbols:
             return self.param_symbols[name]
         for p in self.unit.params:
-            if p["variable"] == name and p["function"] in (self.function, None) or (
-                p["variable"] == name and not self._is_local(name)
+            if p.variable == name and p.function in (self.function, None) or (
+                p.variable == name and not self._is_local(name)
             ):
                 return parameter_symbol(p)
         return None
 
     def _is_local(self, name: str) -> bool:
-        return any(a["variable"] == name for a in self.fdesc["assignments"]) or name in self.fdesc["params"]
+        return any(a.variable == name for a in self.fdesc.assignments) or name in self.fdesc.params
 
-    def _assignment(self, name: str, enclosing: list[dict]) -> dict | None:
+    def _assignment(self, name: str, enclosing: list[LoopDescriptor]) -> Assignment | None:
         """The assignment that gives ``name`` its value here, or None; Unresolved if it varies."""
-        enclosing_ids = {loop["id"] for loop in enclosing}
-        candidates = [a for a in self.fdesc["assignments"] if a["variable"] == name]
+        enclosing_ids = {loop.id for loop in enclosing}
+        candidates = [a for a in self.fdesc.assignments if a.variable == name]
         if not candidates:
             return None
-        usable = [a for a in candidates if a["line"] <= self.line and (a["loop"] is None or a["loop"] in enclosing_ids)]
+        usable = [a for a in candidates if a.line <= self.line and (a.loop is None or a.loop in enclosing_ids)]
         if not usable:
-            if any(a["loop"] is not None for a in candidates):
+            if any(a.loop is not None for a in candidates):
                 raise Unresolved(f"'{name}' is assigned only inside loops")
             return None
-        chosen = max(usable, key=lambda a: a["line"])
-        if chosen["op"] != "=":
-            raise Unresolved(f"'{name}' is updated with {chosen['op']}")
-        if len(candidates) > 1 and self._conditional(chosen["block"]):
-            raise Unresolved(f"'{name}' is assigned under a condition (line {chosen['line']})")
+        chosen = max(usable, key=lambda a: a.line)
+        if chosen.op != "=":
+            raise Unresolved(f"'{name}' is updated with {chosen.op}")
+        if len(candidates) > 1 and self._conditional(chosen.block):
+            raise Unresolved(f"'{name}' is assigned under a condition (line {chosen.line})")
         for a in candidates:
-            if a is not chosen and a["loop"] is not None and a["loop"] in enclosing_ids:
-                raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a['line']})")
+            if a is not chosen and a.loop is not None and a.loop in enclosing_ids:
+                raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a.line})")
         return chosen
 
 
@@ -151,16 +154,16 @@ class Resolver:
         """Whether a block runs only under a condition, within its loop body or function."""
         while block_id is not None:
             block = self.unit.blocks[block_id]
-            if block["kind"] in ("then", "else", "case", "label"):
+            if block.kind in ("then", "else", "case", "label"):
                 return True
-            if block["kind"] in ("body", "entry"):
+            if block.kind in ("body", "entry"):
                 return False
-            block_id = block["anchor"]
+            block_id = block.anchor
         return True
 
 
-def parameter_symbol(param: dict) -> sp.Expr:
-    source, symbol = param["source"], param["symbol"]
+def parameter_symbol(param: ParamDescriptor) -> sp.Expr:
+    source, symbol = param.source, param.symbol
     if source == "mpi_size":
         return P
     if source == "mpi_rank":

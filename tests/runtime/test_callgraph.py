@@ -10,8 +10,9 @@ import pytest
 
 from perfeq.errors import UsageError
 from perfeq.runtime.callgraph import CallGraph
-from perfeq.runtime.counts import count_trace
-from perfeq.runtime.trace import ValueStat, merge_rank_traces, read_trace
+from perfeq.runtime.merge import merge_rank_traces
+from perfeq.runtime.trace import ValueStat, read_trace
+from perfeq.symbolic.measured import count_trace, load_unit_costs, unit_costs
 
 FUNCTIONS = [{"name": "main", "nslots": 3, "nvalues": 1}, {"name": "work", "nslots": 3, "nvalues": 0},
              {"name": "leaf", "nslots": 1, "nvalues": 0}]
@@ -87,7 +88,7 @@ def trace_path(tmp_path: Path) -> Path:
 
 
 def test_merged_graph_as_hatchet_literal(trace_path: Path) -> None:
-    graph = CallGraph.from_trace(read_trace(trace_path))
+    graph = CallGraph.from_trace(read_trace(trace_path), costs=unit_costs)
 
     def m(calls: int, inc: int, blocks: int, blocks_inc: int, ops: float, ops_inc: float, regions: int = 0,
           mpi: int = 0) -> dict[str, Any]:
@@ -129,8 +130,30 @@ def test_per_rank_view(trace_path: Path) -> None:
         CallGraph.from_trace(trace, rank=5)
 
 
-def test_render_and_json(trace_path: Path) -> None:
+def test_the_symbolic_observation_is_this_graph(trace_path: Path, tmp_path: Path) -> None:
+    """perfeq.symbolic.observe arranges a run from this graph: the same tree (without units that have
+    no descriptor file), each rank's calls, counters, values, and MPI records by call site."""
+    from perfeq.symbolic.observe import from_trace
+
+    run = from_trace(trace_path)
     graph = CallGraph.from_trace(read_trace(trace_path))
+    contexts = list(run.contexts())
+    assert [(c.function, c.site) for c in contexts] == [(n.func, n.site) for n in graph.traverse()]
+    main, work1, leaf, work2 = contexts
+    assert (run.nranks, run.threads, list(run.units)) == (2, 1, [str(trace_path.parent / "prog.perfeq.json")])
+    assert work1.calls == {0: 5, 1: 4} and work1.counters == {0: {0: 5, 1: 15}, 1: {0: 4}}
+    assert leaf.parent is work1 and leaf.calls == {0: 6}
+    assert main.values == {0: {0: ValueStat(1, 64.0, 64.0, 64.0, 64.0, 64.0)},
+                           1: {0: ValueStat(1, 32.0, 32.0, 32.0, 32.0, 32.0)}}
+    assert [(rank, {site: [r.call for r in records] for site, records in sites.items()})
+            for rank, sites in work2.mpi.items()] == [(0, {7: ["MPI_Send"]})]
+    (tmp_path / "alone").mkdir()
+    alone = from_trace(rank_file(tmp_path / "alone", 0, 1, RANK0, None))
+    assert alone.roots == [] and alone.units == {}
+
+
+def test_render_and_json(trace_path: Path) -> None:
+    graph = CallGraph.from_trace(read_trace(trace_path), costs=unit_costs)
     assert graph.render().splitlines() == [
         "./prog: 2 ranks",
         "main           calls 2 (inc 18)  blocks 2 (inc 33)  regions 2",
@@ -147,7 +170,7 @@ def test_render_and_json(trace_path: Path) -> None:
 def test_without_descriptors_blocks_are_unknown(tmp_path: Path) -> None:
     path = rank_file(tmp_path, 0, 1, RANK0, "/no/such/prog.perfeq.json")
     trace = read_trace(path)
-    graph = CallGraph.from_trace(trace)
+    graph = CallGraph.from_trace(trace, costs=unit_costs)
     assert graph.find("main").block_executions is None
     assert set(graph.to_literal()[0]["metrics"]) == {"calls", "calls (inc)", "regions", "mpi calls"}
     counts = count_trace(trace)
@@ -167,7 +190,7 @@ def test_counts_per_rank_and_total(trace_path: Path) -> None:
 
 def test_hatchet_reads_the_literal(trace_path: Path) -> None:
     hatchet = pytest.importorskip("hatchet")
-    graph = CallGraph.from_trace(read_trace(trace_path))
+    graph = CallGraph.from_trace(read_trace(trace_path), costs=unit_costs)
     frame = hatchet.GraphFrame.from_literal(graph.to_literal())
     assert "calls (inc)" in frame.inc_metrics
 
@@ -175,17 +198,15 @@ def test_hatchet_reads_the_literal(trace_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{", r"x\.json:1: descriptor file is not JSON"),
+        ("{", r"x\.json:1:2: not valid JSON"),
         ('{"format": "other"}', r"x\.json: not a perfeq-descriptors file"),
-        ('{"format": "perfeq-descriptors", "version": 9}', r"x\.json: descriptor version 9 is not supported"),
+        ('{"format": "perfeq-descriptors", "version": 9}', r"x\.json: perfeq-descriptors file version 9 is not supported"),
         ('{"format": "perfeq-descriptors", "version": 1, "functions": [{"name": "f"}], '
          '"blocks": [{"id": 0, "function": 0, "slot": 0, "ops": {"add": 1}}]}',
          r"x\.json: block 0: ops should be an object with a numeric 'total'"),
     ],
 )
 def test_bad_descriptor_files(tmp_path: Path, content: str, message: str) -> None:
-    from perfeq.runtime.descriptors import load_unit_costs
-
     path = tmp_path / "x.json"
     path.write_text(content)
     with pytest.raises(UsageError, match=message):
@@ -194,8 +215,6 @@ def test_bad_descriptor_files(tmp_path: Path, content: str, message: str) -> Non
 
 
 def test_parallel_ops_are_shared_by_threads(trace_path: Path) -> None:
-    from perfeq.runtime.descriptors import load_unit_costs
-
     costs = load_unit_costs(trace_path.parent / "prog.perfeq.json")
     ops = costs.ops("work", {0: 2, 1: 6}, calls=2, threads=2)
     assert (ops.ops, ops.ops_total) == (2 + 12 / 2, 2 + 12)

@@ -18,9 +18,9 @@ from perfeq.cli import main as cli_main
 from perfeq.errors import BuildError, RunError
 from perfeq.runtime.build import RuntimeBuild, build_runtime
 from perfeq.runtime.callgraph import CallGraph
-from perfeq.runtime.counts import count_trace
 from perfeq.runtime.run import run_instrumented
 from perfeq.runtime.trace import Trace, iter_records
+from perfeq.symbolic.measured import count_trace, unit_costs
 from perfeq.toolchain import find_mpi
 
 PROGRAMS = C_PROGRAMS / "runtime"
@@ -132,7 +132,7 @@ def test_ops_and_calls_from_descriptors(serial: dict[str, Path], tmp_path: Path)
     assert counts.total.ops == counts.total.ops_total == 41 + 35 + 19 + 12
     assert counts.total.calls == 1 + 2 + 12
     assert (counts.total.par, counts.total.startup, counts.total.bytes) == (0, 0, 0)
-    graph = CallGraph.from_trace(trace)
+    graph = CallGraph.from_trace(trace, costs=unit_costs)
     assert graph.find("main").block_executions == 1 + 8 + 1
     assert graph.find("main").block_executions_inclusive == 10 + 9 + 8 + 5 + 4
 

@@ -237,14 +237,14 @@ def test_mispredicted_branches(kernels, example_runs):
     expected = 0.0
     for ctx in run.contexts():
         unit = run.units[ctx.unit]
-        if unit["functions"][ctx.function]["name"] != "merge":
+        if unit.functions[ctx.function].name != "merge":
             continue
-        (cond,) = [c for c in unit["conds"] if c["function"] == ctx.function and c["kind"] == "if"]
-        then_slot = unit["blocks"][cond["then_block"]]["slot"]
-        at_slot = unit["blocks"][cond["block"]]["slot"]
+        (cond,) = [c for c in unit.conds if c.function == ctx.function and c.kind == "if"]
+        then_slot = unit.blocks[cond.then_block].slot
+        at_slot = unit.blocks[cond.block].slot
         then = sum(ctx.counter(r, then_slot) for r in range(run.nranks))
         evaluated = sum(ctx.counter(r, at_slot) for r in range(run.nranks))
-        missed = sum(ctx.counter(r, cond["predictor"]) for r in range(run.nranks))
+        missed = sum(ctx.counter(r, cond.predictor) for r in range(run.nranks))
         expected += min(evaluated * min(then / evaluated, 1 - then / evaluated), missed)
     predicted = sum(model.per_rank("branch", values, 4, index=i).sum()
                     for i, item in enumerate(model.items) if item.function == "merge" and "branch" in item.counts)
@@ -306,9 +306,29 @@ def test_machine_yaml_round_trip_and_hand_edits(kernels, tmp_path, capsys):
     model, trace = kernels
     saved = tmp_path / "k.model.json"
     model.save(saved)
-    assert main(["counts", str(saved), "n=4096", "steps=2", "P=4", "--machine", str(other), "--json"]) == 0
+    assert main(["counts", str(saved), "n=4096", "steps=2", "P=4", "--caches", str(other), "--json"]) == 0
     out = capsys.readouterr().out
     assert json.loads(out[out.index("{"):])["total"]["l2"] > 0
+
+
+def test_counts_takes_the_cache_description_as_caches(kernels, tmp_path, capsys):
+    """--caches names the cache description; --machine (which means the machine profile everywhere
+    else) is still taken for it, for one release, with a one-line warning; not both."""
+    model, _ = kernels
+    saved, caches = tmp_path / "k.model.json", tmp_path / "caches.yaml"
+    model.save(saved)
+    caches.write_text("format: perfeq-machine-description\nversion: 1\nl1_bytes: 16K\nl2_bytes: 1M\n"
+                      "line_bytes: 64\npage_bytes: 4K\nmemory_bytes: 1G\n")
+    values = [str(saved), "n=4096", "steps=2", "P=4", "--json"]
+    assert main(["counts", *values, "--caches", str(caches)]) == 0
+    new = capsys.readouterr()
+    assert new.err == "" and json.loads(new.out)["machine"] == "caches"
+    assert main(["counts", *values, "--machine", str(caches)]) == 0
+    old = capsys.readouterr()
+    assert old.err == "perfeq: warning: --machine for the cache description is deprecated; use --caches\n"
+    assert json.loads(old.out) == json.loads(new.out)
+    assert main(["counts", *values, "--machine", str(caches), "--caches", str(caches)]) == 2
+    assert "give the cache description once" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("content,message", [
@@ -322,7 +342,7 @@ def test_machine_file_errors_are_one_line(tmp_path, capsys, kernels, content, me
     model, _ = kernels
     saved = tmp_path / "k.model.json"
     model.save(saved)
-    assert main(["counts", str(saved), "n=64", "steps=1", "P=2", "--machine", str(bad)]) == 2
+    assert main(["counts", str(saved), "n=64", "steps=1", "P=2", "--caches", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and str(bad) in err and len(err.splitlines()) == 1
 
@@ -427,9 +447,9 @@ def test_branch_predictability_from_the_run(tmp_path):
     ratios = []
     for ctx in trace.contexts():
         unit = trace.units[ctx.unit]
-        for cond in unit["conds"]:
-            if cond["function"] == ctx.function and cond["kind"] == "if" and cond["text"] != "rank == 0":
-                then = sum(ctx.counter(r, unit["blocks"][cond["then_block"]]["slot"]) for r in range(2))
+        for cond in unit.conds:
+            if cond.function == ctx.function and cond.kind == "if" and cond.text != "rank == 0":
+                then = sum(ctx.counter(r, unit.blocks[cond.then_block].slot) for r in range(2))
                 ratios.append(then / evaluations)
     assert len(ratios) == 3 and all(0.45 < r < 0.55 for r in ratios), ratios
     # loops whose trip count is data: the exit of one that always runs 3 times is learnt, one that

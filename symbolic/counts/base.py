@@ -1,0 +1,228 @@
+"""The state a count model keeps, and what it measures and fits (symbolic stage, paper 3.1).
+
+Part of perfeq.symbolic.counts: the base of :class:`~perfeq.symbolic.counts.core.CountModel`.
+It holds the run(s), the units and the decisions made so far, the symbol values of a run, the
+measured counts of a block, the check of a symbolic count against them, and the fits of measured
+values to a form of the problem size (the paper's step 2: "an integer multiple").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from perfeq.instrument.descriptors import CondDescriptor
+from perfeq.symbolic.observe import ContextObservation, RunObservation
+from perfeq.symbolic.resolve import UnitView, parameter_symbol
+from perfeq.symbolic.symbols import RANK, P, T
+
+# A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
+# every run within this (relative); the bytes of a fitted array count are checked against it too.
+FIT_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class Fallback:
+    where: str  # file:line
+    kind: str  # fit, constant, measured-ratio, measured
+    what: str  # loop, conditional, context
+    detail: str
+
+    def message(self) -> str:
+        return f"{self.where}: {self.what} modeled as {self.kind}: {self.detail}"
+
+
+@dataclass
+class ContextCounts:
+    """The symbolic counts of one context (totals over all its invocations in the run)."""
+
+    obs: ContextObservation
+    unit: UnitView
+    blocks: dict[int, sp.Expr] = field(default_factory=dict)
+    loop_entries: dict[int, sp.Expr] = field(default_factory=dict)
+    loop_iterations: dict[int, sp.Expr] = field(default_factory=dict)
+    regions: dict[int, sp.Expr] = field(default_factory=dict)
+    comms: dict[int, sp.Expr] = field(default_factory=dict)
+
+
+class CountBase:
+    """The state of a count model and its measured side; the count rules are in the mixins."""
+
+    def __init__(self, run: RunObservation, extra_runs: list[RunObservation] | None = None):
+        self.run = run
+        self.extra_runs = extra_runs or []
+        self.units = {path: UnitView(data, key=f"u{i}_" if i else "") for i, (path, data) in
+                      enumerate(sorted(run.units.items()))}
+        self.fallbacks: list[Fallback] = []
+        self.param_symbols = self._param_symbols()
+        self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
+        self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
+        self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
+        self._after: dict[tuple[int, int], sp.Expr | CondDescriptor] = {}  # (ctx, after block) -> ratio or the if
+        self._recorded: dict[tuple, sp.Expr | None] = {}  # (ctx, unit, value slot) -> fitted values
+        self._relaxed = False  # a sum of the loop being decided was relaxed (see _summation)
+        self._cache: dict[tuple[int, int], sp.Expr] = {}
+        self._ids: dict[int, int] = {}
+
+    # ---- parameters -------------------------------------------------------------------------
+    def _param_symbols(self) -> dict[str, sp.Expr]:
+        symbols: dict[str, sp.Expr] = {}
+        for unit in self.units.values():
+            for p in unit.params:
+                symbols.setdefault(p.variable, parameter_symbol(p))
+        return symbols
+
+    def values(self, run: RunObservation, rank: int) -> dict[sp.Symbol, float]:
+        """Symbol values of a run for one rank."""
+        subs: dict[sp.Symbol, float] = {P: run.nranks, T: run.threads, RANK: rank}
+        for variable, symbol in self.param_symbols.items():
+            if isinstance(symbol, sp.Symbol) and symbol not in (P, T, RANK) and variable in run.params:
+                subs[symbol] = run.params[variable]
+        return subs
+
+    @property
+    def size_symbols(self) -> list[sp.Symbol]:
+        found = {s for s in self.param_symbols.values() if s not in (P, T, RANK)}
+        return sorted(found, key=lambda s: s.name)
+
+    # ---- counts (see core.py) -------------------------------------------------------------------
+    def total(self, ctx, unit: UnitView, block_id: int, weight: sp.Expr | None = None) -> sp.Expr:
+        raise NotImplementedError  # CountModel.total
+
+    def local(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
+        raise NotImplementedError  # CountModel.local
+
+    # ---- measured values ----------------------------------------------------------------------
+    def measured(self, ctx: ContextObservation, unit: UnitView, block_id: int, rank: int) -> int:
+        block = unit.blocks[block_id]
+        return ctx.counter(rank, block.slot)
+
+    def _measured_total(self, ctx, unit, block_id) -> sp.Expr:
+        """A block's count as measured, averaged over ranks (the last resort)."""
+        ranks = range(self.run.nranks)
+        mean = sp.Rational(sum(self.measured(ctx, unit, block_id, r) for r in ranks), self.run.nranks)
+        return mean
+
+    def _check(self, ctx, unit, block_id, expr: sp.Expr) -> bool:
+        """Whether ``expr`` reproduces the block's counter summed over the ranks of the run.
+
+        The sum, not each rank: a count under a data-dependent conditional uses the true ratio
+        averaged over ranks (the paper's assumption), which is exact for the sum only.
+        """
+        free = expr.free_symbols - {P, T, RANK, *self.size_symbols}
+        if free:
+            return False
+        for run in [self.run]:
+            predicted = measured = 0.0
+            for rank in range(run.nranks):
+                number = _number(expr, self.values(run, rank))
+                if number is None:
+                    return False
+                predicted += number
+                measured += self.measured(ctx, unit, block_id, rank)
+            if abs(predicted - measured) > 1e-6 * max(1.0, abs(measured)):
+                return False
+        return True
+
+    def _where(self, unit: UnitView, line: int) -> str:
+        return f"{unit.data.source}:{line}"
+
+    def _same_context(self, ctx) -> list[tuple[RunObservation, ContextObservation]]:
+        """This context in the main run and in every extra run (matched by call path)."""
+        found = [(self.run, ctx)]
+        path = ctx.path()
+        for run in self.extra_runs:
+            for node in run.contexts():
+                if node.path() == path:
+                    found.append((run, node))
+                    break
+        return found
+
+    def _forms(self) -> list[sp.Expr]:
+        forms: list[sp.Expr] = []
+        for n in self.size_symbols:
+            log = sp.log(n, 2)
+            forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
+                      n / log, n / (P * log)]
+        return forms
+
+    def _fit(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
+        """Choose c * form for the measured trips per entry.
+
+        One run: the paper's rule, trips an integer multiple of N (or N/P, N^2, N^2/P).  Several
+        runs at different sizes: the form whose one constant reproduces every run best, kept when
+        it is within 5 % of each.
+        """
+        values, trips = samples[0]
+        if any(t <= 0 for _, t in samples):
+            return None, ""
+        if len(samples) == 1:
+            for form in self._forms()[:5 * max(1, len(self.size_symbols))]:
+                if form.func in (sp.log, sp.Mul) and form.has(sp.log):
+                    continue
+                base = form.subs(values)
+                if base.is_number and base not in (0, 1):
+                    multiple = trips / base
+                    if multiple.is_integer and multiple > 0:
+                        return multiple * form, ""
+            return None, ""
+        candidates = []  # (worst relative error, constant, form)
+        for form in [sp.Integer(1), *self._forms()]:
+            bases = [float(form.subs(v)) for v, _ in samples]
+            if any(b <= 0 for b in bases):
+                continue
+            c = float(trips) / bases[0]
+            error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
+            candidates.append((error, sp.nsimplify(c, rational=True, tolerance=1e-9), form))
+        if not candidates:
+            return None, ""
+        best_error = min(c[0] for c in candidates)
+        if best_error > FIT_TOLERANCE:
+            return None, ""
+        # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
+        # rule, an integer multiple of a form, then the simplest constant, then the list's order.
+        tied = [c for c in candidates if c[0] <= best_error + 1e-9]
+        _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
+        return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
+
+    def recorded_value(self, ctx, unit: UnitView, slot: int, where: str, what: str,
+                       reason: Exception) -> sp.Expr | None:
+        """The values of a value slot (recorded at loop entries) as c * a form of the problem size.
+
+        A value that is data, not a function of the parameters in the source (partition sizes
+        received by MPI_Alltoall, a count read from an array), is fitted like a trip count (the
+        paper's step 2): its mean over the entries of all ranks, in every run that holds
+        this context (weighted by entries).  The fit is named in the model's fallbacks; None when no
+        form fits.
+        """
+        key = (self._ids[id(ctx)], unit.key, slot)
+        if key not in self._recorded:
+            samples = []
+            for run, node in self._same_context(ctx):
+                stats = [by_slot[slot] for by_slot in node.values.values()
+                         if slot in by_slot and by_slot[slot].sum is not None and by_slot[slot].n]
+                if stats:  # the mean over every entry of every rank: what total iterations need
+                    samples.append((self.values(run, 0), _rational(sum(s.sum for s in stats) / sum(s.n for s in stats))))
+            fitted, note = self._fit(samples) if samples else (None, "")
+            if fitted is not None:
+                self.fallbacks.append(Fallback(where, "fit", "value", f"{what} is data ({reason}); its recorded "
+                                               f"values {samples[0][1]} = {fitted}{note}"))
+            self._recorded[key] = fitted
+        return self._recorded[key]
+
+
+def _rational(mean: float | Fraction) -> sp.Rational:
+    """A measured mean as a rational with a denominator of at most 10^6 (what ``_fit`` takes)."""
+    fraction = Fraction(mean).limit_denominator(10**6)
+    return sp.Rational(fraction.numerator, fraction.denominator)
+
+
+def _number(expr: sp.Expr, values: dict) -> float | None:
+    """Numeric value of an expression (implemented functions included), or None."""
+    try:
+        fn = sp.lambdify(list(values), expr, modules="numpy")
+        return float(fn(*values.values()))
+    except (TypeError, ValueError, NameError, ZeroDivisionError):
+        return None

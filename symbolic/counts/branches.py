@@ -1,0 +1,153 @@
+"""Conditionals: true ratios, blocks after early exits, and mispredicted branches (paper 3.1).
+
+Part of perfeq.symbolic.counts (a mixin of :class:`~perfeq.symbolic.counts.core.CountModel`).
+A conditional is symbolic when its condition resolves (on the rank, P, the parameters), else it
+keeps the run's true ratio; a block after a statement that can leave early keeps the share that
+got there; mispredicted branches are the architectural linearization of data-dependent ones.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.counts.base import CountBase, Fallback
+from perfeq.symbolic.resolve import LOOP_SYMBOLS, Resolver, UnitView
+
+
+class Branches(CountBase):
+    """The ratios of a context's conditionals and the branches they mispredict."""
+
+    def _decide_cond(self, ctx, unit: UnitView, cond: CondDescriptor) -> None:
+        key = (self._ids[id(ctx)], cond.id)
+        self._ratio.pop(key, None)
+        block = unit.blocks[cond.then_block] if cond.then_block is not None else None
+        if block is None:
+            return
+        try:
+            resolver = Resolver(unit, cond.function, block.loop, cond.line, self.param_symbols)
+            condition = to_sympy(cond.text, resolver)
+            if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+                condition = sp.Ne(condition, 0)
+            loop_vars = condition.free_symbols & LOOP_SYMBOLS
+            if loop_vars:
+                raise Unresolved("depends on loop variables")
+            self._ratio[key] = sp.Piecewise((1, condition), (0, True))
+            self._cache.clear()
+            if self._check(ctx, unit, block.id, self.total(ctx, unit, block.id)):
+                return
+            reason = "the symbolic condition does not reproduce the measured branch counts"
+        except Unresolved as exc:
+            reason = f"condition is data-dependent ({exc})"
+        ranks = range(self.run.nranks)
+        evaluated = sum(self.measured(ctx, unit, cond.block, r) for r in ranks) if cond.block is not None else 0
+        taken = sum(self.measured(ctx, unit, block.id, r) for r in ranks)
+        self._ratio[key] = sp.Rational(taken, evaluated) if evaluated else sp.Integer(0)
+        self._cache.clear()
+        if "data-dependent" not in reason:
+            self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", reason))
+
+    def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:
+        kind = "then_block" if not negate else "else_block"
+        for cond in unit.data.conds:
+            if getattr(cond, kind) == block.id:
+                ratio = self._ratio.get((self._ids[id(ctx)], cond.id))
+                if ratio is None:
+                    self._decide_cond(ctx, unit, cond)
+                    ratio = self._ratio[(self._ids[id(ctx)], cond.id)]
+                return 1 - ratio if negate else ratio
+        raise Unresolved(f"no conditional for block {block.id}")
+
+    # ---- mispredicted branches ----------------------------------------------------------------
+    def mispredicted(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
+        """Mispredicted branches per execution of a ``then`` block (architectural linearization).
+
+        A conditional whose outcome is data (it keeps the run's true ratio r) is mispredicted at
+        most at the rate of a branch whose outcomes are independent, min(r, 1 - r) per evaluation
+        (a predictor that learns the majority outcome); evaluations are the ``then`` executions /
+        r.  When the run also ran a branch predictor on the condition (descriptor field
+        ``predictor``, a local-history predictor in perfeq_rt.h), its misses per evaluation are the
+        other bound: outcomes that come in runs, as when
+        merging data that is already sorted, are predictable whatever r is.  A modern predictor
+        does at least as well as either, so the smaller rate is kept, and like r it is taken to
+        hold at other sizes.  Conditions on the rank, P and the parameters, and loop conditions,
+        are predictable; an ``if`` that only assigns plain variables (``select`` in the
+        descriptors) is a conditional move, no branch.
+        """
+        for cond in unit.data.conds:
+            if cond.then_block == block_id and cond.kind == "if" and not cond.select:
+                ratio = self._ratio.get((self._ids[id(ctx)], cond.id))
+                if isinstance(ratio, sp.Rational) and 0 < ratio < 1:
+                    rate = sp.Min(ratio, 1 - ratio) / ratio
+                    if cond.predictor is not None:
+                        ranks = range(self.run.nranks)
+                        taken = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
+                        missed = sum(ctx.counter(r, cond.predictor) for r in ranks)
+                        if taken:
+                            rate = sp.Min(rate, sp.Rational(missed, taken))
+                    return rate
+        return sp.Integer(0)
+
+    def loop_mispredicted(self, ctx, loop: LoopDescriptor) -> sp.Expr:
+        """Mispredicted branches of a loop's condition per entry, for a loop whose trip count is data
+        (a fit or a constant in place of its bounds, ``while (tries < 4 && kind(...) != want)``),
+        else 0: as the run's branch predictor on the condition missed (descriptor field
+        ``predictor``), per entry, taken to hold at other sizes; without it, 1 (the exit)."""
+        key = (self._ids[id(ctx)], loop.id)
+        if self._loop_mode.get(key) is None:
+            return sp.Integer(0)
+        if loop.predictor is not None and loop.entry_slot is not None:
+            ranks = range(self.run.nranks)
+            entries = sum(ctx.counter(r, loop.entry_slot) for r in ranks)
+            if entries:
+                return sp.Rational(sum(ctx.counter(r, loop.predictor) for r in ranks), entries)
+        return sp.Integer(1)
+
+    def _after_ratio(self, ctx, unit: UnitView, block: BlockDescriptor) -> sp.Expr:
+        """Executions of a block after a control statement per execution of the block before it.
+
+        1 unless the statement can leave early (a ``return``, ``break``, ``continue`` or ``goto``
+        inside it), which the run shows as fewer executions after than before.  Then: for an
+        ``if`` whose branch always leaves, the share of the condition that is false (symbolic
+        when the condition is, ``if (rank == 0) return;``); otherwise the ratio the run measured
+        (the paper's constant true ratio).
+        """
+        key = (self._ids[id(ctx)], block.id)
+        if key not in self._after:
+            ranks = range(self.run.nranks)
+            after = sum(self.measured(ctx, unit, block.id, r) for r in ranks)
+            before = sum(self.measured(ctx, unit, block.anchor, r) for r in ranks)
+            decided: sp.Expr | CondDescriptor = sp.Integer(1)
+            if after != before:
+                decided = sp.Rational(after, before) if before else sp.Integer(0)
+                cond = self._preceding_if(unit, block)
+                if cond is not None:
+                    then = sum(self.measured(ctx, unit, cond.then_block, r) for r in ranks)
+                    if before - after == then:  # the then-branch always leaves
+                        decided = cond
+            self._after[key] = decided
+        decided = self._after[key]
+        if isinstance(decided, CondDescriptor):  # the condition's ratio may still be decided, so ask each time
+            return 1 - self._ratio_of(ctx, unit, unit.blocks[decided.then_block], negate=False)
+        return decided
+
+    def _preceding_if(self, unit: UnitView, block: BlockDescriptor) -> CondDescriptor | None:
+        """The ``if`` without ``else`` that ends right before an ``after`` block, if that is what it follows."""
+        best = None
+        for cond in unit.data.conds:
+            if (cond.function != block.function or cond.kind != "if" or cond.then_block is None
+                    or cond.else_block is not None):
+                continue
+            if unit.blocks[cond.then_block].anchor != block.anchor or cond.line > block.line:
+                continue
+            if best is None or cond.line > best.line:
+                best = cond
+        if best is None:
+            return None
+        # another control statement (loop, switch, region) between the if and the block?
+        for other in unit.blocks:
+            if (other is not block and other.function == block.function and other.kind == "after"
+                    and other.anchor == block.anchor and best.line <= other.line <= block.line):
+                return None
+        return best

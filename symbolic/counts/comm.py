@@ -1,0 +1,270 @@
+"""Communication counts of MPI call sites as expressions (symbolic stage, paper 3.2).
+
+Part of perfeq.symbolic.counts (:class:`CommCounts`, a mixin of
+:class:`~perfeq.symbolic.counts.core.CountModel`, and the message functions model files use).
+A point-to-point call is one message; a collective sends the messages of its algorithm from this
+rank (binomial trees, recursive doubling, rings: perfeq.symbolic.messages holds them, the MPI call table names them).
+A call whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) is data: its bytes
+are the fitted elements of the array times the type size and the others' share
+(:func:`summed_bytes`), else measured per call.
+The per-rank message functions of the table are attached to sympy functions, so expressions stay
+symbolic in P and the rank and evaluate with numpy.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from sympy.utilities.lambdify import implemented_function
+
+from perfeq.instrument.descriptors import CommDescriptor
+from perfeq.runtime.mpi.calls import MPI_CALLS
+from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, _rational
+from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, message_counts, model_of, relative_rank
+from perfeq.symbolic.resolve import Resolver, UnitView
+from perfeq.symbolic.symbols import RANK, P
+
+MPI_TYPE_SIZES = {
+    "MPI_DOUBLE": 8, "MPI_FLOAT": 4, "MPI_INT": 4, "MPI_LONG": 8, "MPI_LONG_LONG": 8, "MPI_CHAR": 1,
+    "MPI_BYTE": 1, "MPI_UNSIGNED": 4, "MPI_UNSIGNED_LONG": 8, "MPI_SHORT": 2, "MPI_2INT": 8,
+    "MPI_DOUBLE_INT": 12, "MPI_LONG_DOUBLE": 16, "MPI_C_BOOL": 1, "MPI_INT64_T": 8, "MPI_INT32_T": 4,
+    "MPI_UINT64_T": 8, "MPI_UINT32_T": 4, "MPI_INT16_T": 2, "MPI_UINT16_T": 2, "MPI_INT8_T": 1, "MPI_UINT8_T": 1,
+    "MPI_LONG_LONG_INT": 8, "MPI_UNSIGNED_LONG_LONG": 8, "MPI_UNSIGNED_CHAR": 1, "MPI_SIGNED_CHAR": 1,
+    "MPI_UNSIGNED_SHORT": 2, "MPI_C_FLOAT_COMPLEX": 8, "MPI_C_DOUBLE_COMPLEX": 16,
+}
+
+
+@lru_cache(maxsize=1)
+def _models() -> dict[str, MessageModel]:
+    """Each distinct message model, named by the kind of the first call that uses it (bcast, ...)."""
+    named: dict[str, MessageModel] = {}
+    for call in MPI_CALLS.values():
+        if not any(m is model_of(call.name) for m in named.values()):
+            named[call.kind] = model_of(call.name)
+    return named
+
+
+def _key(model: MessageModel) -> str:
+    return next(key for key, m in _models().items() if m is model)
+
+
+@lru_cache(maxsize=None)
+def message_functions(model_name: str) -> dict[str, sp.Function]:
+    """sympy functions of (P, v) for messages sent, blocks sent, critical path; and rank averages."""
+    model = _models()[model_name]
+    sent = np.vectorize(lambda p, v: model.sent(int(p), int(v)), otypes=[float])
+    blocks = np.vectorize(lambda p, v: model.blocks(int(p), int(v)), otypes=[float])
+    critical = np.vectorize(lambda p: model.critical(int(p)), otypes=[float])
+    avg_sent = np.vectorize(lambda p: sum(model.sent(int(p), v) for v in range(int(p))) / int(p), otypes=[float])
+    avg_blocks = np.vectorize(lambda p: sum(model.blocks(int(p), v) for v in range(int(p))) / int(p),
+                              otypes=[float])
+    return {
+        "sent": implemented_function(f"mpi_sent_{model_name}", sent),
+        "blocks": implemented_function(f"mpi_blocks_{model_name}", blocks),
+        "critical": implemented_function(f"mpi_critical_{model_name}", critical),
+        "avg_sent": implemented_function(f"mpi_avgsent_{model_name}", avg_sent),
+        "avg_blocks": implemented_function(f"mpi_avgblocks_{model_name}", avg_blocks),
+    }
+
+
+def all_message_functions() -> dict[str, sp.Function]:
+    """Every implemented message function by name (to restore them when a model file is read)."""
+    out = {}
+    for call in MPI_CALLS.values():
+        for fn in message_functions(_key(model_of(call.name))).values():
+            out[str(fn)] = fn
+    return out
+
+
+def comm_counts(comm: CommDescriptor, resolver: Resolver, records: list, nbytes: sp.Expr | None = None
+                ) -> tuple[sp.Expr, sp.Expr, sp.Expr, list[str]]:
+    """(messages sent, bytes sent, critical-path messages) of ONE call of ``comm`` on one rank.
+
+    ``records`` are the run's MPI records of this site (for the datatype size and fallbacks).
+    ``nbytes``: the bytes of one call's block when the caller has them (fitted array counts,
+    :func:`summed_bytes`); else from the count argument, or measured.
+    Returns also notes on what was approximated.
+    """
+    notes: list[str] = []
+    spec = MPI_CALLS.get(comm.call)
+    if spec is None:
+        return sp.Integer(0), sp.Integer(0), sp.Integer(0), [f"{comm.call} is not modeled"]
+    fns = message_functions(_key(model_of(spec.name)))
+    if nbytes is None:
+        nbytes = (_measured_summed_bytes(comm, spec, records, notes) if spec.count_sum
+                  else _block_bytes(comm, resolver, records, notes))
+    if spec.root is not None:
+        try:
+            root = to_sympy(comm.root, resolver) if comm.root else sp.Integer(0)
+            if root.free_symbols - {P, RANK} - _size_symbols(resolver):
+                raise Unresolved("the root changes inside a loop")
+            v = sp.Mod(RANK - root, P)
+            return fns["sent"](P, v), fns["blocks"](P, v) * nbytes, fns["critical"](P), notes
+        except Unresolved as exc:
+            notes.append(f"root {comm.root} not symbolic ({exc}): per-rank messages averaged over ranks")
+            return fns["avg_sent"](P), fns["avg_blocks"](P) * nbytes, fns["critical"](P), notes
+    return fns["sent"](P, RANK), fns["blocks"](P, RANK) * nbytes, fns["critical"](P), notes
+
+
+def _size_symbols(resolver: Resolver) -> set:
+    return {s for s in resolver.param_symbols.values() if isinstance(s, sp.Symbol)}
+
+
+def type_size(datatype: str | None) -> sp.Integer | None:
+    """The size of an MPI datatype named in the source (``MPI_DOUBLE``), None when unknown."""
+    if not datatype:
+        return None
+    if datatype in MPI_TYPE_SIZES:
+        return sp.Integer(MPI_TYPE_SIZES[datatype])
+    if datatype.removeprefix("MPI_").lower() in TYPE_SIZES:
+        return sp.Integer(TYPE_SIZES[datatype.removeprefix("MPI_").lower()])
+    return None
+
+
+def summed_bytes(comm: CommDescriptor, elements: sp.Expr) -> sp.Expr:
+    """Bytes one call of an array-count call site sends, from the elements of the whole array.
+
+    The blocks for the other ranks, if every rank's block is the same: the type size times
+    floor(elements * (P - 1) / P) (whole bytes on every rank).  Unresolved when the datatype's
+    size is not known from its name.
+    """
+    size = type_size(comm.datatype)
+    if size is None:
+        raise Unresolved(f"size of {comm.datatype}")
+    return size * sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P}))
+
+
+def sending_records(spec, records: list) -> list:
+    """The records of ranks that send blocks in ``spec``'s model (all ranks, or a scatterv's root)."""
+    return [rec for rec in records if model_of(spec.name).blocks(*relative_rank(rec.comm_size, rec.comm_rank, rec.root)) > 0]
+
+
+def _measured_summed_bytes(comm: CommDescriptor, spec, records: list, notes: list[str]) -> sp.Expr:
+    """An array count not fitted: the bytes the sending ranks sent per call, as measured."""
+    sending = sending_records(spec, records)
+    calls = sum(r.calls for r in sending)
+    if calls:
+        notes.append(f"count {comm.count} is an array (data) not fitted to the problem size (no form fits "
+                     f"its elements, or the size of {comm.datatype} is unknown): measured bytes per call")
+        return sp.Rational(sum(r.bytes for r in sending), calls)
+    if any(r.calls for r in records):  # P = 1: nothing to send
+        return sp.Integer(0)
+    notes.append(f"count {comm.count} not symbolic and never called")
+    return sp.Integer(0)
+
+
+def _block_bytes(comm: CommDescriptor, resolver: Resolver, records: list, notes: list[str]) -> sp.Expr:
+    calls = sum(r.calls for r in records)
+    elements = sum(r.elements for r in records)
+    measured_bytes = sum(r.bytes for r in records)
+    size = sp.Rational(measured_bytes, elements) if elements else type_size(comm.datatype)
+    if comm.count is None:
+        return sp.Integer(0)
+    try:
+        count = to_sympy(comm.count, resolver)
+        if size is None:
+            raise Unresolved(f"size of {comm.datatype}")
+        return count * size
+    except Unresolved as exc:
+        if calls:
+            notes.append(f"count {comm.count} not symbolic ({exc}): measured bytes per call")
+            return sp.Rational(measured_bytes, calls)
+        notes.append(f"count {comm.count} not symbolic and never called")
+        return sp.Integer(0)
+
+
+class CommCounts(CountBase):
+    """The communication counts of a context's MPI call sites, checked against the run's."""
+
+    def _comm(self, ctx, unit: UnitView, comm: CommDescriptor) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
+        """(messages sent, bytes sent, critical-path messages) of one MPI call site, summed.
+
+        Messages are exact (the call's algorithm in P and the rank).  Bytes too, when the count is
+        symbolic; a count that is an array over the ranks (MPI_Alltoallv's sendcounts[]) is data,
+        and its elements per call are fitted to a form of the problem size (:meth:`_array_bytes`);
+        those bytes are checked within the fit's tolerance, not exactly.
+        """
+        resolver = Resolver(unit, comm.function, comm.loop, comm.line, self.param_symbols)
+        records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])]
+        where = self._where(unit, comm.line)
+        fitted, fit_note = self._array_bytes(ctx, comm)
+        sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
+        for note in notes:
+            self.fallbacks.append(Fallback(where, "measured", "communication", note))
+        try:
+            result = tuple(self.total(ctx, unit, comm.block, w) for w in (sent, nbytes, critical))
+            if self._check_comm(ctx, comm, result, bytes_tolerance=1e-6 if fitted is None else FIT_TOLERANCE):
+                if fit_note:
+                    self.fallbacks.append(Fallback(where, "fit", "communication", fit_note))
+                return result
+            reason = "the symbolic messages do not reproduce the measured ones"
+        except Unresolved as exc:
+            reason = str(exc)
+        measured = []
+        for r in range(self.run.nranks):
+            total = None
+            for rec in ctx.mpi.get(r, {}).get(comm.id, []):
+                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                        comm_rank=rec.comm_rank, root=rec.root)
+                total = counts if total is None else total + counts
+            measured.append(total)
+        self.fallbacks.append(Fallback(where, "measured", "communication", reason))
+        n = self.run.nranks
+        return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
+                     for key in ("sent", "bytes_sent", "critical"))
+
+    def _array_bytes(self, ctx, comm: CommDescriptor) -> tuple[sp.Expr | None, str]:
+        """Bytes per call of a call site whose count is an array over the ranks, scaled with the size.
+
+        The wrapper records the elements of the whole array (this rank's data, e.g. its n / P
+        keys) and the bytes of the blocks for the other ranks.  The elements per call of the
+        sending ranks, averaged over them, are fitted like a trip count (:meth:`_fit`, over every
+        run that holds this context); the bytes are then the type size times
+        floor(elements * (P - 1) / P), the others' share when the blocks are equal, which is
+        approximate when the blocks are data (partition sizes).  Returns the bytes and the note
+        for the model's fallbacks; None when the count is not an array, no form fits or the
+        datatype's size is unknown (then: measured bytes per call).
+        """
+        spec = MPI_CALLS.get(comm.call)
+        if spec is None or spec.count_sum is None:
+            return None, ""
+        samples = []  # (symbol values, elements per call of a sending rank) of every run with this context
+        for run, node in self._same_context(ctx):
+            sending = sending_records(spec, [rec for r in range(run.nranks)
+                                             for rec in node.mpi.get(r, {}).get(comm.id, [])])
+            calls = sum(rec.calls for rec in sending)
+            if calls:
+                samples.append((self.values(run, 0), _rational(Fraction(sum(rec.elements for rec in sending), calls))))
+        fitted, note = self._fit(samples) if samples else (None, "")
+        if fitted is None:
+            return None, ""
+        try:
+            nbytes = summed_bytes(comm, fitted)
+        except Unresolved:
+            return None, ""
+        return nbytes, (f"count {comm.count} is an array (data): its elements per call {samples[0][1]} = "
+                        f"{fitted}{note}; bytes sent per call = {nbytes}, the blocks for the other ranks if all "
+                        "blocks were equal")
+
+    def _check_comm(self, ctx, comm: CommDescriptor, result: tuple, bytes_tolerance: float = 1e-6) -> bool:
+        """Whether the messages (exactly) and bytes (within ``bytes_tolerance``, relative)
+        reproduce the run's, summed over ranks."""
+        want_sent = want_bytes = got_sent = got_bytes = 0.0
+        for r in range(self.run.nranks):
+            sent = nbytes = 0
+            for rec in ctx.mpi.get(r, {}).get(comm.id, []):
+                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                        comm_rank=rec.comm_rank, root=rec.root)
+                sent, nbytes = sent + counts.sent, nbytes + counts.bytes_sent
+            values = self.values(self.run, r)
+            one_sent, one_bytes = _number(result[0], values), _number(result[1], values)
+            if one_sent is None or one_bytes is None:
+                return False
+            want_sent, want_bytes = want_sent + sent, want_bytes + nbytes
+            got_sent, got_bytes = got_sent + one_sent, got_bytes + one_bytes
+        return (abs(got_sent - want_sent) <= 1e-6 * max(1.0, want_sent)
+                and abs(got_bytes - want_bytes) <= bytes_tolerance * max(1.0, want_bytes))

@@ -1,0 +1,242 @@
+"""The count model: a context's blocks, its invocations and its call sites (symbolic stage, paper 3.1).
+
+Part of perfeq.symbolic.counts: :class:`CountModel`, the count rules of a context's blocks and
+how a context's invocations come from its parent's call sites; the loop, conditional and
+communication rules are its mixins (trips.py, branches.py, comm.py), its state base.py.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from perfeq.instrument.descriptors import CallDescriptor, FunctionDescriptor, LoopDescriptor
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.counts.base import ContextCounts, Fallback
+from perfeq.symbolic.counts.branches import Branches
+from perfeq.symbolic.counts.comm import CommCounts
+from perfeq.symbolic.counts.trips import LoopTrips
+from perfeq.symbolic.observe import ContextObservation
+from perfeq.symbolic.resolve import Resolver, UnitView, formal_symbol
+from perfeq.symbolic.symbols import T
+
+
+class CountModel(LoopTrips, Branches, CommCounts):
+    """Builds and checks the symbolic counts of every context of one run."""
+
+    def build(self) -> list[ContextCounts]:
+        results = []
+        for ctx in self.run.contexts():
+            self._ids[id(ctx)] = len(self._ids)
+            if ctx.unit not in self.units:
+                continue
+            results.append(self._context(ctx))
+        return results
+
+    def _context(self, ctx: ContextObservation) -> ContextCounts:
+        unit = self.units[ctx.unit]
+        fn = ctx.function
+        out = ContextCounts(ctx, unit)
+        loops = [loop for loop in unit.loops if loop.function == fn]
+        conds = [c for c in unit.data.conds if c.function == fn and c.kind == "if"]
+        # decide modes outer-first: loops in id order (pre-order), conditionals before what they guard
+        items = sorted([("loop", loop.line, loop) for loop in loops] + [("cond", c.line, c) for c in conds],
+                       key=lambda t: (t[1], t[0] != "loop"))
+        for kind, _, desc in items:
+            if kind == "loop":
+                self._decide_loop(ctx, unit, desc)
+            else:
+                self._decide_cond(ctx, unit, desc)
+        for block in unit.blocks:
+            if block.function == fn:
+                out.blocks[block.id] = self._safe_total(ctx, unit, block.id)
+        for loop in loops:
+            out.loop_entries[loop.id] = self._safe_total(ctx, unit, loop.block)
+            if loop.body_block is not None:
+                out.loop_iterations[loop.id] = self._safe_total(ctx, unit, loop.body_block)
+        for region in unit.data.regions:
+            if region.function == fn and region.block is not None:
+                out.regions[region.id] = self._safe_total(ctx, unit, region.block)
+        for comm in unit.data.comms:
+            if comm.function == fn and comm.block is not None:
+                out.comms[comm.id] = self._comm(ctx, unit, comm)
+        return out
+
+    def _safe_total(self, ctx, unit, block_id) -> sp.Expr:
+        try:
+            return self.total(ctx, unit, block_id)
+        except Unresolved:
+            return self._measured_total(ctx, unit, block_id)
+
+    def local(self, ctx, unit: UnitView, block_id: int) -> sp.Expr:
+        """Executions of a block per iteration of its innermost loop (per invocation outside loops)."""
+        block = unit.blocks[block_id]
+        kind = block.kind
+        if kind in ("entry", "body"):
+            return sp.Integer(1)
+        anchor = block.anchor
+        if anchor is None:
+            return self._measured_local(ctx, unit, block)
+        base = self.local(ctx, unit, anchor)
+        if kind == "then":
+            return base * self._ratio_of(ctx, unit, block, negate=False)
+        if kind == "else":
+            return base * self._ratio_of(ctx, unit, block, negate=True)
+        if kind == "region":
+            return base * T
+        if kind == "section":  # parallel sections: once per entry of the construct
+            return base
+        if kind == "team-section":  # sections run by a team (lexically or orphaned): once per team
+            return base / T
+        if kind == "case":
+            ranks = range(self.run.nranks)
+            mine = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
+            theirs = sum(self.measured(ctx, unit, anchor, r) for r in ranks)
+            return base * (sp.Rational(mine, theirs) if theirs else 0)
+        return base * self._after_ratio(ctx, unit, block)  # after a control statement
+
+    def _measured_local(self, ctx, unit, block) -> sp.Expr:
+        """Blocks after a jump or at a label: measured per execution of their enclosing loop body."""
+        ranks = range(self.run.nranks)
+        mine = sum(self.measured(ctx, unit, block.id, r) for r in ranks)
+        if block.loop is not None:
+            per = sum(self.measured(ctx, unit, unit.loops[block.loop].body_block, r) for r in ranks)
+        else:
+            per = sum(ctx.calls.get(r, 0) for r in ranks)
+        return sp.Rational(mine, per) if per else sp.Integer(0)
+
+    def total(self, ctx, unit: UnitView, block_id: int, weight: sp.Expr | None = None) -> sp.Expr:
+        """Executions of a block over the whole run in this context (an expression).
+
+        With ``weight`` (an expression in the variables visible at the block, e.g. the bytes of an
+        MPI call whose count depends on a loop variable), the sum of the weight over the executions.
+        """
+        key = (self._ids[id(ctx)], block_id)
+        if weight is None and key in self._cache:
+            return self._cache[key]
+        expr = self.local(ctx, unit, block_id) * (1 if weight is None else weight)
+        loop_id = unit.blocks[block_id].loop
+        while loop_id is not None:
+            loop = unit.loops[loop_id]
+            expr = self._sum_over(ctx, unit, loop, expr)
+            expr = expr * self.local(ctx, unit, loop.block)
+            loop_id = loop.parent
+        result = self.invocations(ctx, expr)
+        if weight is None:
+            self._cache[key] = result
+        return result
+
+    def _call_ratio(self, ctx: ContextObservation, punit: UnitView, call: CallDescriptor) -> sp.Expr:
+        """Calls per execution of where the call stands (its block, or for a call in a loop header
+        that loop's entries and/or iterations, :func:`_header_parts`): 1, unless the run says
+        otherwise (a call in the right operand of && or ||, or in a ?: branch, runs only
+        sometimes; a loop left by break skips its step)."""
+        key = ("call", self._ids[id(ctx)])
+        if key in self._ratio:
+            return self._ratio[key]
+        parent = ctx.parent
+        ranks = range(self.run.nranks)
+        calls = sum(ctx.calls.get(r, 0) for r in ranks)
+        header = call.header
+        if header is None:
+            slots = [punit.blocks[call.block].slot]
+        else:
+            loop = punit.loops[header["loop"]]
+            per_entry, per_iteration = _header_parts(header, loop)
+            slots = ([loop.entry_slot] if per_entry and loop.entry_slot is not None else []) + (
+                [punit.blocks[loop.body_block].slot] if per_iteration and loop.body_block is not None else [])
+        executions = sum(parent.counter(r, slot) for slot in slots for r in ranks)
+        ratio = sp.Integer(1)
+        if executions and calls != executions:
+            ratio = sp.Rational(calls, executions)
+            self.fallbacks.append(Fallback(self._where(punit, call.line), "measured-ratio", "call",
+                                           _call_ratio_note(call, ratio)))
+        self._ratio[key] = ratio
+        return ratio
+
+    def _data_argument(self, ctx: ContextObservation, callee: FunctionDescriptor, name: str, arg: str,
+                       reason: Unresolved) -> sp.Expr:
+        """A call argument that is data: the values its parameter took, where the callee recorded
+        them (a loop bounded by the parameter, ``for (w = 1; w < count; w *= 2)``), fitted."""
+        unit = self.units[ctx.unit]
+        fn = ctx.function
+        for loop in unit.loops:
+            if loop.function != fn:
+                continue
+            for which in ("bound", "init"):
+                slot = (loop.values or {}).get(which)
+                if slot is not None and (getattr(loop, which) or "").strip() == name:
+                    fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop.line),
+                                                 f"argument {arg!r} of {callee.name} ({name})", reason)
+                    if fitted is not None:
+                        return fitted
+        raise reason
+
+    def invocations(self, ctx: ContextObservation, per_invocation: sp.Expr) -> sp.Expr:
+        """A per-invocation count of context ``ctx`` summed over all its invocations."""
+        parent = ctx.parent
+        if parent is None or parent.unit not in self.units:
+            return per_invocation * _mean_calls(ctx, self.run.nranks)
+        punit = self.units[parent.unit]
+        callee = self.units[ctx.unit].functions[ctx.function]
+        if ctx.site is None or ctx.site < 0 or ctx.site >= len(punit.data.calls):
+            raise Unresolved(f"'{callee.name}' was called from an unknown call site")
+        call = punit.data.calls[ctx.site]
+        ratio = self._call_ratio(ctx, punit, call)
+        header = call.header
+        if header is None:
+            expr = self._at_site(ctx, callee, call, per_invocation, call.block, call.loop, ratio)
+        else:  # a call in a loop's header: once per entry (init, and the first test of a for or
+            # while condition) and once per iteration (the other tests, the step)
+            loop = punit.loops[header["loop"]]
+            per_entry, per_iteration = _header_parts(header, loop)
+            expr = sp.Integer(0)
+            if per_entry:
+                expr += self._at_site(ctx, callee, call, per_invocation, call.block, call.loop, ratio)
+            if per_iteration:
+                expr += self._at_site(ctx, callee, call, per_invocation, loop.body_block, loop.id, ratio)
+        return self.invocations(parent, expr)
+
+    def _at_site(self, ctx: ContextObservation, callee: FunctionDescriptor, call: CallDescriptor, per_invocation: sp.Expr,
+                 block: int, loop_id: int | None, ratio) -> sp.Expr:
+        """``per_invocation`` with the call's arguments for the callee's parameters, times the
+        executions of ``block`` (calls ``ratio`` per execution), summed over the loops around it."""
+        parent = ctx.parent
+        punit = self.units[parent.unit]
+        resolver = Resolver(punit, call.function, loop_id, call.line, self.param_symbols)
+        subs = {}
+        for name, arg in zip(callee.params, call.args, strict=False):
+            symbol = formal_symbol(callee.name, name)
+            if symbol in per_invocation.free_symbols:
+                try:
+                    subs[symbol] = to_sympy(arg, resolver)
+                except Unresolved as exc:
+                    subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
+        expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
+        while loop_id is not None:
+            loop = punit.loops[loop_id]
+            expr = self._sum_over(parent, punit, loop, expr)
+            expr = expr * self.local(parent, punit, loop.block)
+            loop_id = loop.parent
+        return expr
+
+
+def _header_parts(header: dict, loop: LoopDescriptor) -> tuple[bool, bool]:
+    """Whether a call in a loop header runs once per entry (init; the first test of a for or while
+    condition) and whether once per iteration (the other tests; the step; a do-while's tests)."""
+    part = header["part"]
+    return part == "init" or (part == "cond" and loop.kind != "do"), part in ("cond", "step")
+
+
+def _call_ratio_note(call: CallDescriptor, ratio: sp.Expr) -> str:
+    if call.header:
+        return (f"call of {call.callee} in a loop {call.header['part']} runs {ratio} times per test "
+                "(a short-circuit operand, or the loop left early): measured ratio")
+    return (f"call of {call.callee} runs {ratio} times per execution of its block "
+            "(a short-circuit or conditional operand): measured ratio")
+
+
+def _mean_calls(ctx: ContextObservation, nranks: int) -> sp.Expr:
+    calls = [ctx.calls.get(r, 0) for r in range(nranks)]
+    if len(set(calls)) == 1:
+        return sp.Integer(calls[0])
+    return sp.Rational(sum(calls), nranks)

@@ -1,0 +1,275 @@
+"""Loop trip counts: symbolic from a loop's bounds, else fitted, else measured (paper 3.1).
+
+Part of perfeq.symbolic.counts (a mixin of :class:`~perfeq.symbolic.counts.core.CountModel`).
+Each loop's trip count follows the paper's three steps: symbolic from its bounds
+(:func:`additive_trips`, :func:`geometric_trips`), else a fit of the measured trips to the problem
+size, else the measured constant; sums over a loop's iterations are closed forms (relaxed when
+sympy finds none).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from perfeq.instrument.descriptors import LoopDescriptor
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number
+from perfeq.symbolic.observe import ContextObservation
+from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
+from perfeq.symbolic.symbols import RANK, P, T
+
+
+class LoopTrips(CountBase):
+    """How each loop of a context is counted, and the sums over its iterations."""
+
+    def _decide_loop(self, ctx, unit: UnitView, loop: LoopDescriptor) -> None:
+        key = (self._ids[id(ctx)], loop.id)
+        self._loop_mode[key] = None
+        if loop.body_block is None:
+            return
+        reason = None
+        bad = [f for f in loop.flags if f in ("var-modified", "goto", "collapsed")]
+        if bad:
+            reason = ", ".join(bad)
+        else:
+            try:
+                self.trips(unit, loop, ctx)
+                self._cache.clear()
+                self._relaxed = False
+                symbolic = self.total(ctx, unit, loop.body_block)
+                if self._check(ctx, unit, loop.body_block, symbolic):
+                    if self._relaxed:
+                        self.fallbacks.append(Fallback(
+                            self._where(unit, loop.line), "relaxed", "loop",
+                            "a sum over its iterations has no closed form with floor, ceiling or ?:, so they were "
+                            "replaced by their mean; the result reproduces the run but may be off by a fraction of "
+                            "an iteration per entry at other sizes"))
+                    return
+                scale = self._scale(ctx, unit, loop.body_block, symbolic)
+                if scale is not None:
+                    self._loop_scale[key] = scale
+                    self._cache.clear()
+                    why = ("a sum over its iterations has no closed form with floor, ceiling or ?:, so they "
+                           "were relaxed" if self._relaxed else
+                           "a data-dependent conditional on its path does not keep one true ratio")
+                    self.fallbacks.append(Fallback(
+                        self._where(unit, loop.line), "fit", "loop",
+                        f"the symbolic trip count times {float(scale):.6g} reproduces the measured iterations ({why})"))
+                    return
+                reason = "its symbolic trip count does not reproduce the measured iterations"
+            except Unresolved as exc:
+                reason = f"bound not symbolic ({exc})"
+        self._loop_mode[key] = self._fallback_trips(ctx, unit, loop, reason)
+        self._cache.clear()
+
+    def _scale(self, ctx, unit, block_id, expr: sp.Expr) -> sp.Expr | None:
+        """measured / predicted (summed over ranks), when positive and the same (within 5 %) in
+        every run that holds this context; None otherwise."""
+        if expr.free_symbols - {P, T, RANK, *self.size_symbols}:
+            return None
+        ratios = []
+        slot = unit.blocks[block_id].slot
+        for run, node in self._same_context(ctx):
+            predicted = measured = 0.0
+            for rank in range(run.nranks):
+                number = _number(expr, self.values(run, rank))
+                if number is None:
+                    return None
+                predicted += number
+                measured += node.counter(rank, slot)
+            if predicted <= 0 or measured <= 0:
+                return None
+            ratios.append((measured, measured / predicted))
+        values = [ratio for _, ratio in ratios]
+        if max(values) > (1 + FIT_TOLERANCE) * min(values):
+            return None
+        # the largest run's: an approximate (relaxed) sum and a drifting true ratio are both closest
+        # to where the model is headed at the largest size measured
+        return sp.nsimplify(max(ratios)[1], rational=True, tolerance=1e-12)
+
+    def _fallback_trips(self, ctx, unit: UnitView, loop: LoopDescriptor, reason: str) -> sp.Expr:
+        """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
+        where = self._where(unit, loop.line)
+        samples = []  # (symbol values, measured trips per entry) of every run holding this context
+        for run, node in self._same_context(ctx):
+            ranks = range(run.nranks)
+            entries = sum(node.counter(r, loop.entry_slot) for r in ranks)
+            iterations = sum(node.counter(r, unit.blocks[loop.body_block].slot) for r in ranks)
+            if entries:
+                samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
+        if not samples:
+            self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; never entered in the run"))
+            return sp.Integer(0)
+        trips = samples[0][1]
+        fitted, note = self._fit(samples)
+        if fitted is not None:
+            self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}{note}"))
+            return fitted
+        self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"
+                                       + ("" if len(samples) > 1 else " (give traces at two or more sizes to fit a form)")))
+        return trips
+
+    def trips(self, unit: UnitView, loop: LoopDescriptor, ctx: ContextObservation | None = None
+              ) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
+        """(variable, first value, stride, number of iterations) of a loop with a symbolic form.
+
+        ``stride`` is an additive step, or ``("*", k)`` / ``("/", k)`` for loops that multiply or
+        divide their variable (log trip counts).  A bound or first value that does not resolve
+        (it is data: read from an array, received by MPI) is, in context ``ctx``, the form of the
+        problem size its values recorded at the loop's entries fit (:meth:`recorded_value`).
+        """
+        if loop.var is None or loop.bound is None or loop.kind != "for" or loop.init is None:
+            raise Unresolved("not a counted for loop")
+        if loop.stride is None:
+            raise Unresolved("no recognised increment")
+        resolver = Resolver(unit, loop.function, loop.parent, loop.line, self.param_symbols)
+        first = self._loop_value(ctx, unit, loop, "init", resolver)
+        bound = self._loop_value(ctx, unit, loop, "bound", resolver)
+        var = loop_symbol(unit.key, loop.id, loop.var)
+        op = loop.op
+        text = loop.stride
+        if text.startswith(("*=", "/=", "<<=", ">>=")):
+            kind, amount = text[:text.index("=") + 1], text[text.index("=") + 1:]
+            factor = to_sympy(amount, resolver)
+            if kind in ("<<=", ">>="):
+                factor = 2**factor
+            if not (factor.is_number and factor > 1):
+                raise Unresolved(f"multiplicative step {text}")
+            count = geometric_trips(first, bound, op, kind, factor)
+            if count is None:
+                raise Unresolved(f"step {text} with condition {op} {loop.bound}")
+            return var, first, ("*" if kind in ("*=", "<<=") else "/", factor), count
+        stride = to_sympy(text, resolver)
+        sign = self._sign(stride)
+        if not sign:
+            raise Unresolved(f"stride {stride} of unknown sign")
+        return var, first, stride, additive_trips(first, bound, op, stride, sign)
+
+    def _loop_value(self, ctx, unit: UnitView, loop: LoopDescriptor, which: str, resolver: Resolver) -> sp.Expr:
+        """A loop's ``init`` or ``bound`` expression: symbolic, else its recorded values fitted."""
+        try:
+            return to_sympy(getattr(loop, which), resolver)
+        except Unresolved as exc:
+            slot = (loop.values or {}).get(which)
+            if ctx is None or slot is None:
+                raise
+            fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop.line),
+                                         f"{'bound' if which == 'bound' else 'first value'} {getattr(loop, which)!r}", exc)
+            if fitted is None:
+                raise
+            return fitted
+
+    def _sign(self, stride: sp.Expr) -> int:
+        """+1 / -1 / 0 (unknown): from assumptions, else at the run's values with loop variables at 1."""
+        if stride.is_positive:
+            return 1
+        if stride.is_negative:
+            return -1
+        probe = stride.subs(self.values(self.run, 0))
+        probe = probe.subs({s: 1 for s in probe.free_symbols})
+        if probe.is_number:
+            return 1 if probe > 0 else -1 if probe < 0 else 0
+        return 0
+
+    def _sum_over(self, ctx, unit: UnitView, loop: LoopDescriptor, expr: sp.Expr) -> sp.Expr:
+        key = (self._ids[id(ctx)], loop.id)
+        var = loop_symbol(unit.key, loop.id, loop.var or "_")
+        fallback = self._loop_mode.get(key)
+        if fallback is not None:
+            if var in expr.free_symbols:
+                raise Unresolved(f"a count depends on the variable of the fitted loop at line {loop.line}")
+            return expr * fallback
+        var, first, stride, count = self.trips(unit, loop, ctx)
+        scale = self._loop_scale.get(key, 1)
+        if var not in expr.free_symbols:
+            return scale * expr * count
+        t = sp.Symbol(f"_t{loop.id}", integer=True, nonnegative=True)
+        if isinstance(stride, tuple):  # var = first * k**t (or first / k**t)
+            kind, factor = stride
+            value = first * factor**t if kind == "*" else first / factor**t
+            return scale * self._summation(expr.subs(var, value), (t, 0, count - 1), loop)
+        if stride == 1:
+            return scale * self._summation(expr, (var, first, first + count - 1), loop)
+        return scale * self._summation(expr.subs(var, first + stride * t), (t, 0, count - 1), loop)
+
+    def _summation(self, expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> sp.Expr:
+        result, relaxed = _summation(expr, limits, loop)
+        self._relaxed = self._relaxed or relaxed
+        return result
+
+
+def additive_trips(first: sp.Expr, bound: sp.Expr, op: str, stride: sp.Expr, sign: int) -> sp.Expr:
+    """Iterations of ``for (v = first; v OP bound; v += stride)``, ``sign`` the stride's (+1 or -1).
+
+    The one trip-count formula: the distance to the bound over the step, rounded up for a strict
+    condition (``<``, ``>``), down plus one for an inclusive one, exact for ``!=``.
+    """
+    if sign > 0:
+        distance, step, strict, inclusive, which = bound - first, stride, "<", "<=", "positive"
+    else:
+        distance, step, strict, inclusive, which = first - bound, -stride, ">", ">=", "negative"
+    if op == strict:
+        return sp.ceiling(distance / step) if step != 1 else distance
+    if op == inclusive:
+        return sp.floor(distance / step) + 1 if step != 1 else distance + 1
+    if op == "!=":
+        return distance / step
+    raise Unresolved(f"condition {op} with a {which} stride")
+
+
+def geometric_trips(first: sp.Expr, bound: sp.Expr, op: str, kind: str, factor: sp.Expr) -> sp.Expr | None:
+    """Iterations of a loop that multiplies (``*=``, ``<<=``) its variable up to a bound, or divides
+    (``/=``, ``>>=``) it down to 0 or 1: logarithms of the ratio; None for other conditions."""
+    if kind in ("*=", "<<=") and op in ("<", "<="):
+        ratio = bound / first
+        return sp.ceiling(sp.log(ratio, factor)) if op == "<" else sp.floor(sp.log(ratio, factor)) + 1
+    if kind in ("/=", ">>=") and op in (">", ">=", "!=") and bound in (0, 1):
+        return sp.floor(sp.log(first, factor)) + (1 if (op == ">" or bound == 0) else 0)
+    return None
+
+
+def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> tuple[sp.Expr, bool]:
+    """The sum of ``expr`` over a loop's iteration space, in closed form, and whether it was relaxed.
+
+    When sympy finds none (``j < i / 2``, ceilings of a halving width, a ``?:`` clamp such as
+    ``hi = lo + 2 * w < n ? lo + 2 * w : n``), the sum of the relaxed summand (:func:`_relax`) is
+    taken.  That sum is close, not always exact: the caller checks it against the run, and a loop
+    that does not reproduce it keeps the form times the measured factor (``_scale``) or falls back
+    to a fit.  No closed form even then: :class:`Unresolved`.
+    """
+    result = sp.summation(expr, limits)
+    if not result.has(sp.Sum):
+        return result, False
+    relaxed = _relax(expr, limits[0])
+    if relaxed != expr:
+        result = sp.summation(relaxed, limits)
+        if not result.has(sp.Sum):
+            return result, True
+    raise Unresolved(f"no closed form for the sum over the loop at line {loop.line}")
+
+
+def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """The summand with its floor and ceiling terms in the summation variable replaced by their mean
+    value, and a ``?:`` on the variable by its first branch.
+
+    floor(p/q * v + c) is x - (q - 1) / (2 q) on average over consecutive v (the mean of its
+    fractional part), ceiling likewise x + (q - 1) / (2 q); an argument not linear in v with a
+    rational slope (``ceiling(n / 2**(t + 1))``, a trip count over a halving width) is taken as x,
+    which keeps the blocked idiom ``for (lo = 0; lo < n; lo += B) ... min(lo + B, n) - lo`` summing
+    to n.  Terms without ``var`` stay.
+    """
+    def mean_fraction(arg: sp.Expr) -> sp.Expr:
+        slope = sp.diff(arg, var)
+        if slope.is_Rational and not sp.diff(slope, var):
+            q = sp.Rational(slope).q
+            return sp.Rational(q - 1, 2 * q)
+        return sp.Integer(0)
+
+    def relax_one(e: sp.Expr) -> sp.Expr:
+        arg = e.args[0]
+        return arg - mean_fraction(arg) if isinstance(e, sp.floor) else arg + mean_fraction(arg)
+
+    relaxed = expr.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
+    return relaxed.replace(
+        lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
+        lambda e: e.args[0].expr)
