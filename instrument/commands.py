@@ -6,18 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from perfeq.errors import UsageError
-
-
-def parse_params(items: list[str] | None) -> dict[str, str]:
-    """``--param N=n`` pairs: model symbol = program variable or macro."""
-    params: dict[str, str] = {}
-    for item in items or []:
-        symbol, sep, variable = item.partition("=")
-        if not sep or not symbol.isidentifier() or not variable.isidentifier():
-            raise UsageError(f"--param {item}: expected SYMBOL=variable, e.g. --param N=n")
-        params[symbol] = variable
-    return params
+from perfeq.arguments import parse_param_names
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +47,7 @@ def run_instrument(args: argparse.Namespace) -> int:
     source: Path = args.source
     output = args.output or source.with_name(source.stem + ".perfeq.c")
     compiler = args.cc.split() if args.cc else None
-    result = instrument_file(source, output, compiler, _after_dashes(args.flags), parse_params(args.param))
+    result = instrument_file(source, output, compiler, _after_dashes(args.flags), parse_param_names(args.param))
     for warning in result.warnings:
         print(f"perfeq: {warning}", file=sys.stderr)
     print(f"perfeq: wrote {result.output} and {result.descriptors_path}", file=sys.stderr)
@@ -68,4 +57,4 @@ def run_instrument(args: argparse.Namespace) -> int:
 def run_cc(args: argparse.Namespace) -> int:
     from perfeq.instrument.compile import compile_instrumented
 
-    return compile_instrumented(_after_dashes(args.command), args.build_dir, parse_params(args.param), args.verbose)
+    return compile_instrumented(_after_dashes(args.command), args.build_dir, parse_param_names(args.param), args.verbose)

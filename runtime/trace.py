@@ -15,13 +15,12 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from perfeq.errors import TraceError
-from perfeq.files import write_atomic
 
 TRACE_FORMAT = "perfeq-trace"
 TRACE_VERSION = 1
@@ -441,8 +440,3 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
                       IncompleteTraceWarning, stacklevel=2)
     return Trace(path=Path(path), header=builder.header, ranks=builder.ranks, footer=builder.footer,
                  merged=builder.merged)
-
-
-def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` to ``path`` through a temporary file and a rename: never a half-written file."""
-    write_atomic(path, lines)

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import sympy as sp
 
+from perfeq.arguments import parse_assignments, parse_param_names
 from perfeq.errors import UsageError
-from perfeq.instrument.commands import parse_params
+from perfeq.files import write_atomic
 from perfeq.runtime.callgraph import CallGraph
-from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace, write_lines_atomic
+from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace
 from perfeq.symbolic.measured import count_trace, unit_costs
 
 
@@ -100,7 +101,7 @@ def run_callgraph(args: argparse.Namespace) -> int:
     graph = CallGraph.from_trace(trace, rank=args.rank, costs=unit_costs)
     if args.hatchet:
         text = json.dumps(graph.to_literal(), indent=1) + "\n"
-        write_lines_atomic(args.hatchet, [text])
+        write_atomic(args.hatchet, text)
     if args.json:
         print(json.dumps(graph.to_dict(), indent=1))
     else:
@@ -166,7 +167,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 def run_model(args: argparse.Namespace) -> int:
     from perfeq.symbolic.model import build_model
 
-    model = build_model(args.traces, parse_params(args.param))
+    model = build_model(args.traces, parse_param_names(args.param))
     output = args.output or Path(Path(model.program).stem + ".model.json")
     model.save(output)
     for fallback in model.fallbacks:
@@ -177,24 +178,6 @@ def run_model(args: argparse.Namespace) -> int:
         print(f"  {key:8s} = {_show(totals.get(key, 0))}")
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
     return 0
-
-
-def parse_assignments(items: list[str]) -> tuple[dict[str, float], int, int]:
-    """``N=65536 P=64 T=2`` -> (parameter values, P, T)."""
-    values: dict[str, float] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise UsageError(f"{item}: expected NAME=VALUE, e.g. N=65536 P=64")
-        try:
-            values[name] = float(value)
-        except ValueError:
-            raise UsageError(f"{item}: {value!r} is not a number") from None
-    procs = int(values.pop("P", 1))
-    threads = int(values.pop("T", 1))
-    if procs < 1 or threads < 1:
-        raise UsageError("P and T must be at least 1")
-    return values, procs, threads
 
 
 def model_counts(model_path: Path, assignments: list[str], caches: Path | None, as_json: bool) -> int:
@@ -242,7 +225,6 @@ def run_equation(args: argparse.Namespace) -> int:
 
 
 def run_machine(args: argparse.Namespace) -> int:
-    from perfeq.files import write_atomic
     from perfeq.symbolic.machine import Machine
 
     machine = Machine.detect()

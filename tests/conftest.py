@@ -7,7 +7,10 @@ files under tests/data.  Everything is found from this file's own path.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -36,3 +39,51 @@ def run_traced(command: list[str], output: Path, **env: str):
 
     result = run_instrumented(command, output, env={**mpi_env(), **env})
     return result.exit_status, read_trace(output)
+
+
+def instrumented_program(source: Path, folder: Path):
+    """Compile ``source`` with the perfeq runtime; returns ``trace(procs, name, *args)``, which runs it
+    on ``procs`` processes (its output dropped), checks it exits 0 and gives the trace's path."""
+    from perfeq.instrument.compile import compile_instrumented
+    from perfeq.runtime.run import run_instrumented
+    from perfeq.toolchain import find_mpi, mpi_env
+
+    binary = folder / source.stem
+    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], folder / "build")
+
+    def trace(procs: int, name: str, *args: object) -> Path:
+        command = [*find_mpi().launcher(procs), str(binary), *map(str, args)]
+        result = run_instrumented(command, folder / name, env=mpi_env(), stdout=subprocess.DEVNULL)
+        assert result.exit_status == 0
+        return result.trace
+
+    return trace
+
+
+@pytest.fixture(scope="session")
+def kernels(tmp_path_factory):
+    """tests/c/symbolic/kernels.c (every loop form) instrumented: its model from two small runs on 2
+    processes, and ``trace(n, steps, procs, name)`` for more runs."""
+    from perfeq.symbolic.model import build_model
+
+    run = instrumented_program(C_PROGRAMS / "symbolic" / "kernels.c", tmp_path_factory.mktemp("kernels"))
+
+    def trace(n: int, steps: int, procs: int, name: str) -> Path:
+        return run(procs, name, n, steps)
+
+    small = [trace(24, 2, 2, "small.trace"), trace(48, 2, 2, "small2.trace")]
+    model = build_model(small)
+    return model, trace
+
+
+def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, *args: object, procs: int = 2) -> str:
+    """Build ``source`` without perfeq (mpicc -std=c99 -O1), run it and the ``instrumented`` binary on
+    ``procs`` processes with ``args``, and check both print the same, non-empty output."""
+    from perfeq.toolchain import find_mpi, mpi_env
+
+    plain = folder / "plain"
+    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
+    outputs = [subprocess.run([*find_mpi().launcher(procs), str(binary), *map(str, args)], env=mpi_env(),
+                              capture_output=True, text=True, check=True).stdout for binary in (plain, instrumented)]
+    assert outputs[0] == outputs[1] and outputs[0].strip()
+    return outputs[0]

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from perfeq.arguments import parse_assignments
 from perfeq.errors import UsageError
 from perfeq.fitting.costs import COSTS, INTERCEPT
 from perfeq.fitting.regression.diagnostics import write_residual_plots
@@ -177,7 +178,6 @@ def run_predict(args: argparse.Namespace) -> int:
     from perfeq.fitting.regression.predict import predict
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.fitting.regression.report import format_prediction
-    from perfeq.symbolic.commands import parse_assignments
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 

@@ -114,17 +114,23 @@ class CountBase:
         free = expr.free_symbols - {P, T, RANK, *self.size_symbols}
         if free:
             return False
-        for run in [self.run]:
-            predicted = measured = 0.0
-            for rank in range(run.nranks):
-                number = _number(expr, self.values(run, rank))
-                if number is None:
-                    return False
-                predicted += number
-                measured += self.measured(ctx, unit, block_id, rank)
-            if abs(predicted - measured) > 1e-6 * max(1.0, abs(measured)):
-                return False
-        return True
+        predicted = self.summed(expr, self.run)
+        if predicted is None:
+            return False
+        measured = 0.0
+        for rank in range(self.run.nranks):
+            measured += self.measured(ctx, unit, block_id, rank)
+        return abs(predicted - measured) <= 1e-6 * max(1.0, abs(measured))
+
+    def summed(self, expr: sp.Expr, run: RunObservation) -> float | None:
+        """``expr`` evaluated at every rank of ``run`` and summed; None where it has no number."""
+        predicted = 0.0
+        for rank in range(run.nranks):
+            number = _number(expr, self.values(run, rank))
+            if number is None:
+                return None
+            predicted += number
+        return predicted
 
     def _where(self, unit: UnitView, line: int) -> str:
         return f"{unit.data.source}:{line}"

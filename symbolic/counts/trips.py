@@ -13,7 +13,7 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number
+from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
 from perfeq.symbolic.symbols import RANK, P, T
@@ -70,12 +70,11 @@ class LoopTrips(CountBase):
         ratios = []
         slot = unit.blocks[block_id].slot
         for run, node in self._same_context(ctx):
-            predicted = measured = 0.0
+            predicted = self.summed(expr, run)
+            if predicted is None:
+                return None
+            measured = 0.0
             for rank in range(run.nranks):
-                number = _number(expr, self.values(run, rank))
-                if number is None:
-                    return None
-                predicted += number
                 measured += node.counter(rank, slot)
             if predicted <= 0 or measured <= 0:
                 return None

@@ -4,28 +4,23 @@ a real instrumented run at 8x the size on 4 processes (oversubscribed; counting 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
-from conftest import TESTS
+from conftest import TESTS, assert_same_output_as_plain, instrumented_program
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfeq.cli import main
 from perfeq.examples.catalog import find_example, load_catalog
-from perfeq.instrument.compile import compile_instrumented
-from perfeq.runtime.run import run_instrumented
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.counts import CountModel
-from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.model import build_model, load_model
 from perfeq.symbolic.observe import from_trace
 from perfeq.symbolic.symbols import RANK, P, size_symbol
-from perfeq.toolchain import find_mpi, mpi_env
 from perfeq.workflows.pipeline import build_instrumented, model_example, run_small
 
 HERE = TESTS
@@ -47,34 +42,7 @@ def test_unknown_name_is_unresolved():
         to_sympy("count[3] + n", {"n": size_symbol("n")}.__getitem__)
 
 
-def instrumented_program(source: Path, folder: Path):
-    """Compile ``source`` with the perfeq runtime; returns ``trace(procs, name, *args)``, which runs it
-    on ``procs`` processes (its output dropped), checks it exits 0 and gives the trace's path."""
-    binary = folder / source.stem
-    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], folder / "build")
-
-    def trace(procs: int, name: str, *args: object) -> Path:
-        command = [*find_mpi().launcher(procs), str(binary), *map(str, args)]
-        result = run_instrumented(command, folder / name, env=mpi_env(), stdout=subprocess.DEVNULL)
-        assert result.exit_status == 0
-        return result.trace
-
-    return trace
-
-
 # ---- a test program with every loop form ----------------------------------------------------------
-@pytest.fixture(scope="module")
-def kernels(tmp_path_factory):
-    run = instrumented_program(KERNELS, tmp_path_factory.mktemp("kernels"))
-
-    def trace(n: int, steps: int, procs: int, name: str) -> Path:
-        return run(procs, name, n, steps)
-
-    small = [trace(24, 2, 2, "small.trace"), trace(48, 2, 2, "small2.trace")]
-    model = build_model(small)
-    return model, trace
-
-
 def test_kernels_resolve_symbolically(kernels):
     model, _ = kernels
     loops = [f for f in model.fallbacks if " loop " in f]
@@ -284,96 +252,6 @@ def test_model_counts_equation_commands(kernels, tmp_path, capsys):
     assert "missing parameter value: steps=" in capsys.readouterr().err
 
 
-def test_machine_detect(tmp_path, capsys):
-    path = tmp_path / "machine.json"
-    assert main(["machine", "--detect", "-o", str(path)]) == 0
-    data = json.loads(path.read_text())
-    assert data["l1_bytes"] > 0 and data["line_bytes"] > 0 and data["page_bytes"] > 0
-
-
-def test_machine_yaml_round_trip_and_hand_edits(kernels, tmp_path, capsys):
-    path = tmp_path / "machine.yaml"
-    assert main(["machine", "-o", str(path)]) == 0
-    text = path.read_text()
-    assert text.startswith("#") and "l1_bytes:" in text and "{" not in text  # YAML, not JSON
-    detected = Machine.detect()
-    assert Machine.load(path) == detected
-    # another machine by hand: sizes with K/M/G, used by perfeq counts
-    other = tmp_path / "other.yml"
-    other.write_text(text.replace(f"l1_bytes: {detected.l1_bytes}", "l1_bytes: 16K")
-                     .replace(f"l2_bytes: {detected.l2_bytes}", "l2_bytes: 1M"))
-    assert Machine.load(other).l1_bytes == 16 << 10 and Machine.load(other).l2_bytes == 1 << 20
-    model, trace = kernels
-    saved = tmp_path / "k.model.json"
-    model.save(saved)
-    assert main(["counts", str(saved), "n=4096", "steps=2", "P=4", "--caches", str(other), "--json"]) == 0
-    out = capsys.readouterr().out
-    assert json.loads(out[out.index("{"):])["total"]["l2"] > 0
-
-
-def test_counts_takes_the_cache_description_as_caches(kernels, tmp_path, capsys):
-    """--caches names the cache description; --machine (which means the machine profile everywhere
-    else) is still taken for it, for one release, with a one-line warning; not both."""
-    model, _ = kernels
-    saved, caches = tmp_path / "k.model.json", tmp_path / "caches.yaml"
-    model.save(saved)
-    caches.write_text("format: perfeq-machine-description\nversion: 1\nl1_bytes: 16K\nl2_bytes: 1M\n"
-                      "line_bytes: 64\npage_bytes: 4K\nmemory_bytes: 1G\n")
-    values = [str(saved), "n=4096", "steps=2", "P=4", "--json"]
-    assert main(["counts", *values, "--caches", str(caches)]) == 0
-    new = capsys.readouterr()
-    assert new.err == "" and json.loads(new.out)["machine"] == "caches"
-    assert main(["counts", *values, "--machine", str(caches)]) == 0
-    old = capsys.readouterr()
-    assert old.err == "perfeq: warning: --machine for the cache description is deprecated; use --caches\n"
-    assert json.loads(old.out) == json.loads(new.out)
-    assert main(["counts", *values, "--machine", str(caches), "--caches", str(caches)]) == 2
-    assert "give the cache description once" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("content,message", [
-    ("format: perfeq-machine-description\nversion: 1\nl1_bytes: [1\n", "not valid YAML"),
-    ("format: perfeq-machine-description\nversion: 1\nl1_bytes: 32K\n", "'l2_bytes' must be a positive number"),
-    ("format: something-else\n", "not a perfeq machine description"),
-])
-def test_machine_file_errors_are_one_line(tmp_path, capsys, kernels, content, message):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(content)
-    model, _ = kernels
-    saved = tmp_path / "k.model.json"
-    model.save(saved)
-    assert main(["counts", str(saved), "n=64", "steps=1", "P=2", "--caches", str(bad)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err and str(bad) in err and len(err.splitlines()) == 1
-
-
-def test_predict_command_interval_for_a_new_or_a_fitted_application(kernels, tmp_path, capsys):
-    """perfeq predict on a model and a fitted machine: a program the fit never saw gets the wider
-    interval with the between-application error; --application naming a fitted one does not."""
-    from perfeq.fitting.regression.fit import fit_machine
-    from perfeq.fitting.regression.profile import save_profile
-    from perfeq.fitting.regression.synthetic import synthetic_applications
-
-    model, _ = kernels
-    model_path, machine = tmp_path / "kernels.model.json", tmp_path / "machine.json"
-    model.save(model_path)
-    runs, _ = synthetic_applications(6, 10, np.random.default_rng(3), app_sigma=0.15)
-    save_profile(fit_machine(runs), machine)
-    args = ["predict", str(model_path), "--machine", str(machine), "n=4096", "steps=10", "P=16", "--json"]
-    assert main(args) == 0
-    new = json.loads(capsys.readouterr().out)
-    assert main([*args, "--application", "app2"]) == 0
-    known = json.loads(capsys.readouterr().out)
-    assert new["time_s"] == pytest.approx(known["time_s"]) and new["time_s"] > 0
-    for result in (new, known):
-        low, high = result["prediction_interval"]
-        assert 0 < low < result["time_s"] < high
-    assert "between-application error" in new["prediction_note"]
-    assert "one of the fitted applications" in known["prediction_note"]
-    assert new["prediction_interval"][1] - new["prediction_interval"][0] > (
-        known["prediction_interval"][1] - known["prediction_interval"][0])
-
-
 @pytest.mark.parametrize("small", [(30,), (31, 62)])
 def test_sum_without_closed_form_is_relaxed_and_named(tmp_path, small):
     """sum over i of floor(i / 2) has no closed form in sympy: floor is replaced by its mean over
@@ -476,14 +354,7 @@ def test_chained_flops_of_loop_carried_accumulations(tmp_path):
     # loop steps), and main's 4 additions
     total = model.per_rank("chain", {"n": n, "reps": reps}, procs)
     assert list(total) == [reps * (12 * n + n // 8 + 4)] * procs, total
-    plain = tmp_path / "plain"
-    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
-    outputs = []
-    for binary in (plain, tmp_path / "chains"):
-        result = subprocess.run([*find_mpi().launcher(2), str(binary), "40", "2"], env=mpi_env(),
-                                capture_output=True, text=True, check=True)
-        outputs.append(result.stdout)
-    assert outputs[0] == outputs[1] and outputs[0].strip()
+    assert_same_output_as_plain(source, tmp_path / "chains", tmp_path, 40, 2)
 
 
 def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
@@ -544,11 +415,7 @@ def test_calls_in_loop_headers_are_counted_per_test(tmp_path):
     predicted = model.counts({"n": 128.0}, 2)["total"]
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=1e-12)
     assert predicted["calls"] == pytest.approx(measured["calls"], rel=1e-12)
-    plain = tmp_path / "plain"
-    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
-    outputs = [subprocess.run([*find_mpi().launcher(2), str(binary), "40"], env=mpi_env(), capture_output=True,
-                              text=True, check=True).stdout for binary in (plain, tmp_path / "header_calls")]
-    assert outputs[0] == outputs[1] and outputs[0].strip()
+    assert_same_output_as_plain(source, tmp_path / "header_calls", tmp_path, 40)
 
 
 def test_a_trace_given_for_a_model_says_so(kernels, tmp_path, capsys):
