@@ -83,7 +83,7 @@ class CondDescriptor:
     # an if whose branches only assign plain variables (``if (d > change) change = d;``): compilers
     # turn it into a conditional move or max/min, so it is not a branch that can be mispredicted
     select: bool = False
-    # if only (not a select): first slot of its branch predictor (runtime/perfeq_rt.h PERFEQ_BRANCH):
+    # if only (not a select): first slot of its branch predictor (runtime/c/perfeq_rt.h PERFEQ_BRANCH):
     # slot counts the mispredictions of a local-history predictor per context; the others are its state
     predictor: int | None = None
 
@@ -227,19 +227,22 @@ def read_descriptors(path: str | os.PathLike[str], *, error: type[PerfeqError] =
     fields this perfeq does not know are ignored.
     """
     try:
-        mtime = Path(path).stat().st_mtime_ns
+        stat = Path(path).stat()
     except OSError:  # not there: read_json_document says so (or raises the OSError)
         return _unit(_read(path, error, missing), path, error)
-    return _read_cached(str(path), mtime, error, missing)
+    # the inode too: a file rewritten (atomically: a new inode) within one tick of a coarse clock
+    return _read_cached(str(path), (stat.st_ino, stat.st_size, stat.st_mtime_ns), error, missing)
 
 
 @lru_cache(maxsize=64)
-def _read_cached(path: str, mtime_ns: int, error: type[PerfeqError], missing: str | None) -> UnitDescriptors:
+def _read_cached(path: str, version: tuple[int, int, int], error: type[PerfeqError],
+                 missing: str | None) -> UnitDescriptors:
     return _unit(_read(path, error, missing), path, error)
 
 
 def _read(path: str | os.PathLike[str], error: type[PerfeqError], missing: str | None) -> dict[str, Any]:
-    return read_json_document(path, FORMAT, VERSION, error=error, what=f"{FORMAT} file", missing=missing)
+    return read_json_document(path, FORMAT, VERSION, error=error, what=f"{FORMAT} file", missing=missing,
+                              hint="instrument the program again")
 
 
 def _unit(data: dict[str, Any], path: str | os.PathLike[str], error: type[PerfeqError]) -> UnitDescriptors:

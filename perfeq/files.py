@@ -76,10 +76,12 @@ def read_json(path: str | os.PathLike[str], *, error: type[PerfeqError] = UsageE
 
 
 def check_document(data: Any, path: str | os.PathLike[str], format: str, versions: int | Collection[int], *,
-                   error: type[PerfeqError] = UsageError, what: str | None = None) -> dict[str, Any]:
+                   error: type[PerfeqError] = UsageError, what: str | None = None,
+                   hint: str | None = None) -> dict[str, Any]:
     """``data`` when it is a JSON object of ``format`` in one of ``versions``, else one ``error`` line.
 
-    ``what`` names the kind of file in the messages (default: the format's name).
+    ``what`` names the kind of file in the messages (default: the format's name); ``hint`` ends the
+    message of an unsupported version (what to do, e.g. "instrument the program again").
     """
     what = what or format
     allowed = (versions,) if isinstance(versions, int) else tuple(versions)
@@ -89,14 +91,14 @@ def check_document(data: Any, path: str | os.PathLike[str], format: str, version
     if data.get("version") not in allowed:
         readable = " and ".join(str(v) for v in allowed)
         raise error(f"{path}: {what} version {data.get('version')!r} is not supported (this perfeq reads "
-                    f"{readable})")
+                    f"{readable})" + (f"; {hint}" if hint else ""))
     return data
 
 
 def read_json_document(path: str | os.PathLike[str], format: str, versions: int | Collection[int], *,
                        error: type[PerfeqError] = UsageError, what: str | None = None,
-                       missing: str | None = None) -> dict[str, Any]:
+                       missing: str | None = None, hint: str | None = None) -> dict[str, Any]:
     """Read a versioned perfeq JSON document (``{"format": ..., "version": ..., ...}``): the one reader
     of every stage's JSON files, with one-line errors naming the file (see :func:`read_json`)."""
     return check_document(read_json(path, error=error, missing=missing), path, format, versions,
-                          error=error, what=what)
+                          error=error, what=what, hint=hint)

@@ -180,7 +180,10 @@ class CallGraph:
     def from_trace(cls, trace: Trace, rank: int | None = None, *, costs: CostsProvider | None = None) -> CallGraph:
         """Build the graph of rank ``rank``, or of all ranks merged (None).
 
-        ``costs``: the costs of each unit, for block executions and ops (none without it).
+        ``costs``: the costs of each unit, for block executions and ops; without it (the default) the
+        nodes have no block or op metrics.  The symbolic stage supplies it from the descriptor files:
+        ``CallGraph.from_trace(trace, costs=perfeq.symbolic.measured.unit_costs)`` (before the layout
+        change of issue 18 the graph read the descriptors itself, by default).
         """
         if rank is not None and rank not in trace.ranks:
             known = ", ".join(str(r) for r in sorted(trace.ranks)) or "none"

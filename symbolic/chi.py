@@ -9,7 +9,7 @@ expressions), so the two can be compared key by key:
   (the critical path of one process); ``ops_total`` counts every thread's operations;
 * ``par``: serial-to-parallel transitions (OpenMP parallel region entries);
 * ``startup``: messages this rank sends (a collective counts as the messages its algorithm sends
-  from this rank, see perfeq.runtime.mpi.calls); ``critical``: messages on the critical path;
+  from this rank, see perfeq.symbolic.messages); ``critical``: messages on the critical path;
 * ``bytes``: bytes this rank sends;
 * finer keys ``flops``, ``iops``, ``cmp``, ``loads``, ``stores``, ``calls``, and ``chain`` (those
   of the flops that extend a loop-carried accumulation; not more operations).

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from perfeq.errors import TraceError, UsageError
-from perfeq.instrument.descriptors import UnitDescriptors, read_descriptors
+from perfeq.instrument.descriptors import BlockDescriptor, LoopDescriptor, UnitDescriptors, read_descriptors
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.runtime.trace import MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
@@ -79,6 +79,14 @@ def _count(counters: dict[int, int], calls: int, slot: int | None) -> int:
 
 
 @dataclass(frozen=True)
+class FunctionParts:
+    """One function's blocks, and its instrumented loops with the counter slot of their body block."""
+
+    blocks: tuple[BlockDescriptor, ...]
+    loops: tuple[tuple[LoopDescriptor, int | None], ...]
+
+
+@dataclass(frozen=True)
 class UnitCosts:
     """What the counters of one unit's functions cost: the call graph's costs provider.
 
@@ -89,7 +97,7 @@ class UnitCosts:
 
     path: Path
     unit: UnitDescriptors
-    functions: dict[str, int]  # function name -> its index in the unit
+    functions: dict[str, FunctionParts]  # by function name
 
     @property
     def digest(self) -> str | None:
@@ -97,8 +105,8 @@ class UnitCosts:
 
     def executions(self, function: str, counters: dict[int, int], calls: int) -> int:
         """Basic-block executions of one context of ``function`` (entry blocks: its calls)."""
-        fn = self.functions.get(function)
-        return sum(_count(counters, calls, b.slot) for b in self.unit.blocks if b.function == fn)
+        parts = self.functions.get(function)
+        return 0 if parts is None else sum(_count(counters, calls, b.slot) for b in parts.blocks)
 
     def ops_total(self, function: str, counters: dict[int, int], calls: int) -> float:
         """Every thread's operations in one context of ``function``."""
@@ -113,15 +121,14 @@ class UnitCosts:
         return OpCounts(ops, total)
 
     def _items(self, function: str, counters: dict[int, int], calls: int, threads: int) -> list[chimod.Item]:
-        fn, unit = self.functions.get(function), self.unit
-        slots = {block.id: block.slot for block in unit.blocks}
-        items = [chimod.block_item(unit, block, _count(counters, calls, block.slot), function, threads)
-                 for block in unit.blocks if block.function == fn]
-        for loop in unit.loops:
-            if loop.function == fn and loop.body_block is not None:  # else not instrumented: no iterations
-                entries = _count(counters, calls, loop.entry_slot)
-                iterations = _count(counters, calls, slots.get(loop.body_block))
-                items.append(chimod.loop_item(unit, loop, entries, iterations, function, threads))
+        parts = self.functions.get(function)
+        if parts is None:
+            return []
+        items = [chimod.block_item(self.unit, block, _count(counters, calls, block.slot), function, threads)
+                 for block in parts.blocks]
+        for loop, body_slot in parts.loops:
+            entries, iterations = _count(counters, calls, loop.entry_slot), _count(counters, calls, body_slot)
+            items.append(chimod.loop_item(self.unit, loop, entries, iterations, function, threads))
         return items
 
 
@@ -145,7 +152,13 @@ def _costs(path: Path, unit: UnitDescriptors) -> UnitCosts:
                 continue
             for name in fields:
                 _check_total(getattr(record, name), where)
-    return UnitCosts(path=path, unit=unit, functions={name: i for i, name in enumerate(names)})
+    slots = {block.id: block.slot for block in unit.blocks}
+    parts = {name: FunctionParts(
+        blocks=tuple(block for block in unit.blocks if block.function == i),
+        loops=tuple((loop, slots.get(loop.body_block)) for loop in unit.loops
+                    if loop.function == i and loop.body_block is not None))  # else not instrumented
+        for i, name in enumerate(names)}
+    return UnitCosts(path=path, unit=unit, functions=parts)
 
 
 @lru_cache(maxsize=64)

@@ -84,6 +84,7 @@ def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, 
     plain = folder / "plain"
     subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
     outputs = [subprocess.run([*find_mpi().launcher(procs), str(binary), *map(str, args)], env=mpi_env(),
-                              capture_output=True, text=True, check=True).stdout for binary in (plain, instrumented)]
+                              capture_output=True, text=True, check=True, cwd=folder).stdout
+               for binary in (plain, instrumented)]
     assert outputs[0] == outputs[1] and outputs[0].strip()
     return outputs[0]

@@ -12,6 +12,7 @@ from pycparser import c_ast
 from perfeq.instrument.collect.calls import ALLOCATORS, ARGV_CONVERTERS
 from perfeq.instrument.collect.walk import callee, find, mentions_argv, walk
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.runtime.mpi.calls import MPI_CALLS
 
 _NO_RETURN = ("exit", "abort", "longjmp", "siglongjmp", "MPI_Abort", "_exit", "_Exit", "quick_exit")
 
@@ -118,11 +119,7 @@ def _ops_per_call(fd: c_ast.FuncDef, typedefs, fields, globals_) -> OpCount:
 
 def mpi_table() -> dict[str, dict[str, int | None]]:
     """Argument positions of the MPI calls perfeq knows, from the one shared spec table."""
-    try:
-        from perfeq.runtime.mpi import calls as mpi_spec
-    except ImportError:  # TEMP until the runtime's spec table lands
-        return {}
     table = {}
-    for name, call in mpi_spec.MPI_CALLS.items():
+    for name, call in MPI_CALLS.items():
         table[name] = {key: getattr(call, key, None) for key in ("count", "datatype", "peer", "root", "comm", "tag")}
     return table

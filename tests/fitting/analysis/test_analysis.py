@@ -1,5 +1,5 @@
-"""Sensitivity, breakdown and the HTML report on a real example model (fitting/sensitivity.py,
-breakdown.py, report_html.py, pricing.py) and through ``perfeq.cli.main``.
+"""Sensitivity, breakdown and the HTML report on a real example model (fitting/analysis/: sensitivity.py,
+breakdown.py, report.py, pricing.py) and through ``perfeq.cli.main``.
 
 The model is the bundled cg example built from two small instrumented runs; the machine is a
 hand-written profile with realistic costs and a fixed cache description, so no calibration is needed.

@@ -1,4 +1,4 @@
-"""Tests of the machine-cost regression (fitting/design.py, fitting/fit.py) on synthetic runs with known costs."""
+"""Tests of the machine-cost regression (fitting/regression/design.py, fit.py) on synthetic runs with known costs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of the machine profile JSON (fitting/profile.py): round trips, manual profiles, refusals."""
+"""Tests of the machine profile JSON (fitting/regression/profile.py): round trips, manual profiles, refusals."""
 
 from __future__ import annotations
 

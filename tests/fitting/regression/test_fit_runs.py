@@ -1,4 +1,4 @@
-"""Tests of the runs CSV (fitting/runs.py): round trip, append, and line-numbered refusals."""
+"""Tests of the runs CSV (fitting/regression/runs.py): round trip, append, and line-numbered refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tests of predictions from a machine profile (fitting/predict.py): intervals, breakdowns, warnings."""
+"""Tests of predictions from a machine profile (fitting/regression/predict.py): intervals, breakdowns, warnings."""
 
 from __future__ import annotations
 
