@@ -11,7 +11,7 @@ from perfeq.files import write_atomic
 from perfeq.instrument import insert
 from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
-from perfeq.instrument.preprocess import parse, preprocess
+from perfeq.instrument.preprocess import parse, preprocess, read_source
 from perfeq.instrument.source import SourceError, SourceText
 from perfeq.toolchain import find_program
 
@@ -58,11 +58,13 @@ def instrument_file(
     output = Path(output)
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
+    if path.suffix != ".c":
+        raise UsageError(f"{path}: not a C source file (perfeq instruments .c files)")
     if output.resolve() == path.resolve():
         raise UsageError(f"{path}: the output would overwrite the source; choose another -o")
     display = str(path)
-    text = path.read_text()
-    pre = preprocess(path, compiler or default_compiler(), flags or [])
+    text, encoding = read_source(path)
+    pre = preprocess(path, compiler or default_compiler(), flags or [], encoding)
     ast = parse(pre, text.split("\n"), display)
     try:
         source = SourceText(display, text, pre.active_lines)
@@ -78,7 +80,7 @@ def instrument_file(
     body = insert.apply(source, collector.insertions, display)
     content = insert.preamble(unit, display, descriptors_path) + body
     write_atomic(descriptors_path, unit.to_json())
-    write_atomic(output, content)
+    write_atomic(output, content.encode(encoding))
     return Instrumented(path, output, descriptors_path, unit)
 
 

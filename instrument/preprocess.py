@@ -77,7 +77,32 @@ class Preprocessed:
     active_lines: set[int]  # original lines that produced output in this build
 
 
-def preprocess(path: Path, compiler: list[str], flags: list[str]) -> Preprocessed:
+def read_source(path: Path) -> tuple[str, str]:
+    """The text of a C source file and its encoding: UTF-8, or Latin-1 when it is not valid UTF-8
+    (older codes' comments: every byte is kept and written back as it was).  A file with NUL bytes
+    is not C source: one InstrumentError line."""
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise InstrumentError(f"{path}: not C source text (it holds NUL bytes: a binary file?)")
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _decode_lines(data: bytes, encoding: str) -> str:
+    """Preprocessor output, line by line in the source's encoding, else Latin-1 (headers may differ)."""
+    return "\n".join(_decode_line(line, encoding) for line in data.split(b"\n"))
+
+
+def _decode_line(line: bytes, encoding: str) -> str:
+    try:
+        return line.decode(encoding)
+    except UnicodeDecodeError:
+        return line.decode("latin-1")
+
+
+def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str = "utf-8") -> Preprocessed:
     """Run ``compiler -E`` on ``path`` with the user's preprocessor flags and our neutral defines."""
     with tempfile.TemporaryDirectory(prefix="perfeq-pp-") as tmp:
         prelude = Path(tmp) / "perfeq_prelude.h"
@@ -86,13 +111,14 @@ def preprocess(path: Path, compiler: list[str], flags: list[str]) -> Preprocesse
         cmd += [f"-D{d}" for d in NEUTRAL_DEFINES]
         cmd += ["-include", str(prelude), str(path)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            proc = subprocess.run(cmd, capture_output=True, check=False)
         except FileNotFoundError:
             raise InstrumentError(f"{path}: cannot run the preprocessor '{compiler[0]}'") from None
     if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip())
+        stderr = proc.stderr.decode("utf-8", errors="replace")
+        first = next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip())
         raise InstrumentError(f"preprocessing failed: {first.strip()}", location=None)
-    return _scan_markers(proc.stdout, str(path))
+    return _scan_markers(_decode_lines(proc.stdout, encoding), str(path))
 
 
 def _scan_markers(text: str, path: str) -> Preprocessed:

@@ -1,0 +1,53 @@
+"""What the instrumenter accepts as a C source: Latin-1 text (older codes' comments and strings) kept
+byte for byte, and one error line, with nothing written, for a binary file or a file that is not .c."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import one_line_error
+
+from perfeq.cli import main
+from perfeq.instrument.compile import compile_instrumented
+from perfeq.toolchain import find_mpi
+
+# A comment and a string literal in Latin-1 (0xe9: e acute, 0xa9: copyright): not valid UTF-8.
+LATIN1 = (b"/* Programme de test -- caf\xe9, \xa9 1998 Universit\xe9 */\n"
+          b"#include <stdio.h>\n"
+          b"int main(void)\n{\n"
+          b"    const char *word = \"caf\xe9\";\n"
+          b"    int n = 0, s = 0;\n"
+          b"    for (int i = 0; word[i]; i++) n++;  /* \xe9l\xe9ments */\n"
+          b"    for (int i = 0; i < 100; i++) s += i * n;\n"
+          b"    printf(\"%d %d\\n\", n, s);\n"
+          b"    return 0;\n}\n")
+
+
+def test_latin1_source_is_instrumented_byte_for_byte_and_runs_the_same(tmp_path: Path) -> None:
+    source = tmp_path / "latin.c"
+    source.write_bytes(LATIN1)
+    mpicc = find_mpi().mpicc
+    binary, plain = tmp_path / "latin", tmp_path / "plain"
+    compile_instrumented([mpicc, "-std=c99", str(source), "-o", str(binary)], tmp_path / "build")
+    subprocess.run([mpicc, "-std=c99", str(source), "-o", str(plain)], check=True)
+    instrumented = (tmp_path / "build" / "latin.perfeq.c").read_bytes()
+    for line in (b"caf\xe9, \xa9 1998 Universit\xe9", b"\"caf\xe9\"", b"/* \xe9l\xe9ments */"):
+        assert line in instrumented
+    outputs = [subprocess.run([str(b)], capture_output=True, check=True).stdout for b in (plain, binary)]
+    assert outputs[0] == outputs[1] == b"4 19800\n"
+    assert source.read_bytes() == LATIN1
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("prog.c", b"\x7fELF\x02\x01\x01\x00\x00\x00int main", "not C source text (it holds NUL bytes"),
+    ("hostname", b"myhost\n", "not a C source file (perfeq instruments .c files)"),
+])
+def test_what_is_not_c_source_is_one_line_and_writes_nothing(tmp_path: Path, capsys, name: str, content: bytes,
+                                                             message: str) -> None:
+    source = tmp_path / name
+    source.write_bytes(content)
+    assert main(["instrument", str(source)]) == 2
+    assert message in one_line_error(capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name] and source.read_bytes() == content
