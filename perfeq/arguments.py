@@ -7,6 +7,8 @@ one-line UsageErrors.
 
 from __future__ import annotations
 
+import math
+
 from perfeq.errors import UsageError
 
 
@@ -22,18 +24,30 @@ def parse_param_names(items: list[str] | None) -> dict[str, str]:
 
 
 def parse_assignments(items: list[str]) -> tuple[dict[str, float], int, int]:
-    """``N=65536 P=64 T=2`` -> (parameter values, P, T)."""
+    """``N=65536 P=64 T=2`` -> (parameter values, P, T).
+
+    Values are finite and not negative (a problem size, a step count); P and T are whole numbers of
+    at least 1.  Anything else is one UsageError line naming the item.
+    """
     values: dict[str, float] = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep:
+        if not sep or not name:
             raise UsageError(f"{item}: expected NAME=VALUE, e.g. N=65536 P=64")
         try:
-            values[name] = float(value)
+            number = float(value)
         except ValueError:
             raise UsageError(f"{item}: {value!r} is not a number") from None
-    procs = int(values.pop("P", 1))
-    threads = int(values.pop("T", 1))
-    if procs < 1 or threads < 1:
-        raise UsageError("P and T must be at least 1")
+        if not math.isfinite(number) or number < 0:
+            raise UsageError(f"{item}: a parameter value must be a finite number, not negative")
+        values[name] = number
+    procs, threads = _count(values, "P", "processes"), _count(values, "T", "threads per process")
     return values, procs, threads
+
+
+def _count(values: dict[str, float], name: str, what: str) -> int:
+    """P or T taken out of ``values``: a whole number of at least 1 (default 1)."""
+    number = values.pop(name, 1.0)
+    if number < 1 or not number.is_integer():
+        raise UsageError(f"{name}={number:g}: the number of {what} must be a whole number of at least 1")
+    return int(number)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import re
@@ -95,8 +96,13 @@ def read_runs(path: str | os.PathLike[str]) -> tuple[Run, ...]:
         is not a number or out of range, another format version, no runs at all.
     """
     name = str(path)
-    with open(path, encoding="utf-8", newline="") as handle:
-        lines = handle.read().splitlines()
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as exc:
+        raise FitError(f"not a runs CSV: byte {exc.start} is not text (UTF-8)", location=name) from None
+    _check_not_json(text, name)
+    lines = text.splitlines()
     header: list[str] | None = None
     header_line = 0
     runs: list[Run] = []
@@ -176,6 +182,24 @@ def check_appendable(path: str | os.PathLike[str], costs: Iterable[str], build: 
 def _columns(costs: Iterable[str], build: bool = False) -> tuple[str, ...]:
     tail = TAIL_COLUMNS if build else tuple(c for c in TAIL_COLUMNS if c not in OPTIONAL_TAIL)
     return (*ID_COLUMNS, *costs, *tail)
+
+
+def _check_not_json(text: str, name: str) -> None:
+    """A JSON document or JSON Lines (a model, a trace, a profile) given where a runs CSV belongs."""
+    first = text.lstrip()[:1]
+    if first not in ("{", "["):
+        return
+    kind = None
+    for candidate in (text, text.lstrip().split("\n", 1)[0]):  # a JSON document, or a trace's header line
+        try:
+            data = json.loads(candidate)
+        except ValueError:
+            continue
+        kind = data.get("format") if isinstance(data, dict) else None
+        break
+    what = f"a {kind} file" if isinstance(kind, str) else "JSON"
+    raise FitError(f"{what}, not a runs CSV (perfeq calibrate writes one; its format: docs/runs-csv.md)",
+                   location=name)
 
 
 def _check_magic(line: str, where: str) -> None:
