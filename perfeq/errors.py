@@ -54,6 +54,12 @@ class FitError(PerfeqError):
     exit_status = 2
 
 
+class Interrupted(PerfeqError):
+    """The user stopped the work (Ctrl-C); the message says what was kept and how to go on."""
+
+    exit_status = 130
+
+
 class RankError(PerfeqError):
     """Machine ranking from benchmark tables cannot be done."""
 

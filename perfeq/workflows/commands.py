@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from perfeq.errors import UsageError
+from perfeq.errors import FitError, Interrupted, UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -127,10 +127,26 @@ def run_calibrate(args: argparse.Namespace) -> int:
             return 0
         if args.import_times:
             return _import_times(args, examples, workdir)
-        runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds,
-                            order=args.order, seed=args.seed)
+        kept = _runs_in(args.output)
+        try:
+            runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds,
+                                order=args.order, seed=args.seed)
+        except KeyboardInterrupt:
+            now = _runs_in(args.output)
+            raise Interrupted(f"interrupted: {now - kept} new runs kept in {args.output} ({now} in all); run the "
+                              "same command again to time the rest") from None
     print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
     return 0
+
+
+def _runs_in(path: Path) -> int:
+    """How many runs the runs CSV at ``path`` holds (0 when there is none yet)."""
+    from perfeq.fitting.regression.runs import read_runs
+
+    try:
+        return len(read_runs(path)) if path.is_file() else 0
+    except FitError:  # a header and no run yet
+        return 0
 
 
 def _import_times(args, examples, workdir: Path) -> int:

@@ -7,6 +7,7 @@ real pipeline the same way a user does with ``perfeq cc`` / ``perfeq run`` / ``p
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -111,6 +112,14 @@ def time_run(binary: Path, argv: list[str], procs: int, threads: int = 1, launch
     proc = subprocess.run(command, capture_output=True, text=True, env=environment(threads), timeout=timeout,
                           check=False)
     elapsed = time.perf_counter() - start
+    if _interrupted(proc):  # Ctrl-C reached the program (and mpiexec) before it reached perfeq
+        raise KeyboardInterrupt
     if proc.returncode != 0:
         raise RunError(f"{' '.join(command)} failed (exit {proc.returncode}): {proc.stderr.strip()[:200]}")
     return elapsed
+
+
+def _interrupted(proc: subprocess.CompletedProcess[str]) -> bool:
+    """Whether the run ended by SIGINT: killed by it, exit 130, or mpiexec's report of it."""
+    return (proc.returncode in (-signal.SIGINT, 128 + signal.SIGINT)
+            or (proc.returncode != 0 and "Interrupt (signal 2)" in proc.stdout + proc.stderr))

@@ -138,3 +138,40 @@ def test_a_slurm_script_runs_without_slurm_and_its_times_import(apps, tmp_path, 
         for n in (32, 48) for procs in (1, 2))
     assert all(run.counts["ops"] > 0 for run in runs)
     assert all(run.counts["startup"] > 0 for run in runs if run.procs == 2)
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(apps, tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the third timing: the two runs before it stay in the file, one line says so and how to
+    go on, exit 130; the same command then times the rest."""
+    import perfeq.workflows.calibrate as campaign
+
+    timed = campaign.time_run
+    calls = []
+
+    def interrupted_third(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return timed(*args, **kwargs)
+
+    runs_path = tmp_path / "runs.csv"
+    args = ["calibrate", "--apps", str(apps), "--only", "cg", "--reps", "2", "--procs", "1", "-o", str(runs_path)]
+    monkeypatch.setattr(campaign, "time_run", interrupted_third)
+    assert main(args) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (f"perfeq: error: interrupted: 2 new runs kept in {runs_path} (2 in all); run the same "
+                       "command again to time the rest")
+    assert len(read_runs(runs_path)) == 2
+    monkeypatch.setattr(campaign, "time_run", timed)
+    assert main(args) == 0 and len(read_runs(runs_path)) == 4
+
+
+def test_a_program_stopped_by_ctrl_c_is_an_interruption_not_a_failure(tmp_path):
+    """mpiexec and the program get the terminal's SIGINT too: a run that ended by it is not 'failed'."""
+    from perfeq.workflows.pipeline import time_run
+
+    script = tmp_path / "prog"
+    script.write_text("#!/bin/sh\nkill -INT $$\n")
+    script.chmod(0o755)
+    with pytest.raises(KeyboardInterrupt):
+        time_run(script, [], 1, launcher="{cmd}")
