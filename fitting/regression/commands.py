@@ -199,7 +199,8 @@ def run_predict(args: argparse.Namespace) -> int:
                 entry[key] = entry.get(key, 0.0) + value
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
     application = args.application or Path(model.program).stem
-    prediction = predict(profile, priced, blocks, level=args.level, application=application)
+    prediction = predict(profile, priced, blocks, level=args.level, application=application, procs=procs,
+                         threads=threads, all_counts=slowest)
     if args.json:
         print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
                           "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from perfeq.errors import FitError
-from perfeq.fitting.costs import COSTS, INTERCEPT
+from perfeq.fitting.costs import COSTS, INTERCEPT, MESSAGE_COSTS
 from perfeq.fitting.regression.profile import MachineProfile, error_text
 
 DOMINANT_SHARE = 0.10  # a cost is "dominant" when it makes up at least this share of the predicted time
@@ -87,6 +87,9 @@ def predict(
     *,
     extrapolation_factor: float = 10.0,
     application: str | None = None,
+    procs: int | None = None,
+    threads: int | None = None,
+    all_counts: Mapping[str, float] | None = None,
 ) -> Prediction:
     """Predict the run time for ``counts`` on the machine described by ``profile``.
 
@@ -108,12 +111,16 @@ def predict(
         Name of the program predicted.  Unless it is one of the applications the profile was fitted
         on, it is a new application, and the prediction interval adds the profile's
         between-application error (when the profile has one).
+    procs, threads, all_counts : optional
+        Where the prediction is made, and every count the model gives there (priced or not): with
+        them, the warnings say where the prediction leaves what was calibrated
+        (:func:`calibration_warnings`).
 
     The intervals are those of :func:`_intervals` (none for a manual profile).
     """
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
-    notes = _unpriced(profile, counts, "counts")
+    notes = _unpriced(profile, counts, "counts") + calibration_warnings(profile, procs, threads, all_counts)
     x = count_vector(profile, counts)
     parts = np.array([profile.costs[name].value for name in profile.names]) * x
     time_s = float(parts.sum())
@@ -250,6 +257,24 @@ def _check_count(name: str, value: float, where: str) -> float:
     ):
         raise FitError(f"{where}: '{name}' is {value!r}; a count is a finite number >= 0")
     return float(value)
+
+
+def calibration_warnings(profile: MachineProfile, procs: int | None, threads: int | None,
+                         counts: Mapping[str, float] | None) -> list[str]:
+    """Where a prediction leaves the box its profile was calibrated in: more processes or threads than
+    any calibration run had, and message counts the profile does not price (they count as zero)."""
+    notes = []
+    for value, name, what in ((procs, "P", "processes"), (threads, "T", "threads")):
+        calibrated = [getattr(run, "procs" if name == "P" else "threads") for run in profile.runs]
+        if value is not None and calibrated and value > max(calibrated):
+            notes.append(f"{name}={value} is beyond the calibrated {what} (at most {max(calibrated)}): what grows "
+                         f"with {name} (messages, processes sharing a node) is extrapolated")
+    for name in MESSAGE_COSTS:
+        value = (counts or {}).get(name, 0.0)
+        if name not in profile.costs and value > 0:
+            notes.append(f"{value:.3g} {name} on the slowest rank are not priced (counted as 0 s): the profile has "
+                         f"no '{name}' cost; calibrate on more processes to price messages")
+    return notes
 
 
 def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) -> list[str]:

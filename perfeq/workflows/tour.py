@@ -93,7 +93,8 @@ def _calibrate(args: argparse.Namespace, example: Example, catalog: list[Example
 def _predict_at(model: CostModel, profile: MachineProfile, machine: Machine, values: dict, procs: int) -> Prediction:
     """The profile's prediction from the model's slowest-rank counts at ``values`` on ``procs``."""
     counts = model.counts({k: float(v) for k, v in values.items()}, procs, 1, machine)["slowest"]
-    return predict(profile, {c: counts.get(c, 0.0) for c in profile.names if c != INTERCEPT})
+    return predict(profile, {c: counts.get(c, 0.0) for c in profile.names if c != INTERCEPT}, procs=procs,
+                   threads=1, all_counts=counts)
 
 
 def _check(example: Example, check: dict, model: CostModel, profile: MachineProfile, machine: Machine,

@@ -213,3 +213,20 @@ def test_prediction_intervals_cover_runs_of_an_application_the_fit_never_saw():
             share.append(np.mean(inside))
     assert 0.88 <= np.mean(with_between) <= 0.99, np.mean(with_between)
     assert np.mean(within_only) < 0.88 and np.mean(with_between) - np.mean(within_only) > 0.05
+
+
+def test_a_prediction_says_where_it_leaves_the_calibrated_box(profile):
+    """Beyond the calibrated P (synthetic runs: 1-16 processes) and T (1), and messages the profile
+    does not price: each a warning, kept in the JSON; inside the box, none."""
+    from perfeq.fitting.regression.profile import manual_profile
+
+    inside = predict(profile, COUNTS, procs=16, threads=1, all_counts=COUNTS)
+    assert not [w for w in inside.warnings if "beyond the calibrated" in w or "not priced" in w]
+    outside = predict(profile, COUNTS, procs=64, threads=4, all_counts=COUNTS)
+    assert "P=64 is beyond the calibrated processes (at most 16)" in outside.warnings[0]
+    assert "T=4 is beyond the calibrated threads (at most 1)" in outside.warnings[1]
+    assert json.loads(json.dumps(outside.to_dict()))["warnings"] == list(outside.warnings)
+    ops_only = manual_profile({"ops": 1e-9})
+    unpriced = predict(ops_only, {"ops": 2e9}, procs=64, all_counts={**COUNTS, "bytes": 0.0})
+    assert unpriced.warnings == ("4e+03 startup on the slowest rank are not priced (counted as 0 s): the profile "
+                                 "has no 'startup' cost; calibrate on more processes to price messages",)
