@@ -112,11 +112,8 @@ def predict(
         on, it is a new application, and the prediction interval adds the profile's
         between-application error (when the profile has one).
     procs, threads, all_counts : optional
-        Where the prediction is made, and every count the model gives there (priced or not): with
-        them, the warnings say where the prediction leaves what was calibrated
-        (:func:`calibration_warnings`).
-
-    The intervals are those of :func:`_intervals` (none for a manual profile).
+        Where it is made and every count there: the warnings then say where it leaves the calibrated
+        box (:func:`calibration_warnings`).  The intervals are :func:`_intervals`' (none if manual).
     """
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
@@ -124,28 +121,17 @@ def predict(
     x = count_vector(profile, counts)
     parts = np.array([profile.costs[name].value for name in profile.names]) * x
     time_s = float(parts.sum())
-    contributions = tuple(
-        Contribution(name, float(seconds), _percent(seconds, time_s))
-        for name, seconds in zip(profile.names, parts, strict=True)
-    )
+    contributions = tuple(Contribution(name, float(seconds), _percent(seconds, time_s))
+                          for name, seconds in zip(profile.names, parts, strict=True))
     block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes)
     if time_s <= 0:
         notes.append(f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts")
-    fitted = profile.has_intervals
-    intervals = _intervals(profile, x, time_s, level, application) if fitted else _MANUAL_INTERVALS
-    return Prediction(
-        time_s=time_s,
-        level=level,
-        contributions=contributions,
-        blocks=block_parts,
-        extrapolation=_extrapolation(
-            profile, dict(zip(profile.names, x, strict=True)), contributions, time_s, extrapolation_factor
-        ),
-        warnings=tuple(notes),
-        profile_source=profile.source,
-        weighting=profile.weighting,
-        **intervals,
-    )
+    intervals = _intervals(profile, x, time_s, level, application) if profile.has_intervals else _MANUAL_INTERVALS
+    extrapolation = _extrapolation(profile, dict(zip(profile.names, x, strict=True)), contributions, time_s,
+                                   extrapolation_factor)
+    return Prediction(time_s=time_s, level=level, contributions=contributions, blocks=block_parts,
+                      extrapolation=extrapolation, warnings=tuple(notes), profile_source=profile.source,
+                      weighting=profile.weighting, **intervals)
 
 
 def _intervals(
