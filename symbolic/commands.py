@@ -203,24 +203,32 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
 
 
 def run_equation(args: argparse.Namespace) -> int:
+    from perfeq.symbolic.export import python_module
     from perfeq.symbolic.model import load_model
     from perfeq.symbolic.symbols import cost_symbol
 
     model = load_model(args.model)
+    if args.format == "python":
+        if args.blocks:
+            raise UsageError("--blocks is not written in the python format; use --format text or latex")
+        print(python_module(model), end="")
+        return 0
     totals = model.totals()
     costs = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
     chi = {key: totals.get(key, sp.Integer(0)) for key in costs}
     chi["l1"] = chi["l2"] = chi["page"] = sp.Symbol("see_machine")  # linearized at evaluation
     time = sum(sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in costs)
-    fmt = {"text": _show, "latex": sp.latex, "python": _python, "maple": _maple}[args.format]
+    fmt = {"text": _show, "latex": sp.latex, "maple": _maple}[args.format]
+    # Maple: assignments end in ';' and prose is a comment
+    assign, end, note = (" := ", ";", "# ") if args.format == "maple" else (" = ", "", "")
     for key in ("ops", "par", "startup", "bytes"):
-        print(f"chi_{key} = {fmt(chi[key])}")
-    print("chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
-    print(f"t = {fmt(time)}")
+        print(f"chi_{key}{assign}{fmt(chi[key])}{end}")
+    print(f"{note}chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
+    print(f"t{assign}{fmt(time)}{end}")
     if args.blocks:
         for item in model.items:
             shown = ", ".join(f"{k}={fmt(v)}" for k, v in item.counts.items() if k in ("ops", "par", "startup", "bytes"))
-            print(f"{item.label} [{item.context}]: {shown}")
+            print(f"{note}{item.label} [{item.context}]: {shown}")
     return 0
 
 
@@ -240,10 +248,8 @@ def _show(expr) -> str:
     return str(sp.factor(expr)) if isinstance(expr, sp.Expr) and not expr.has(sp.Function) else str(expr)
 
 
-def _python(expr) -> str:
-    """Python source; the MPI message functions stay calls (perfeq.symbolic.counts.comm implements them)."""
-    return sp.pycode(expr, strict=False)
-
-
 def _maple(expr) -> str:
-    return str(expr).replace("**", "^")
+    """Maple syntax (sympy's Maple printer: floor, piecewise, min, ^ ...)."""
+    from sympy.printing.maple import maple_code
+
+    return maple_code(expr)

@@ -1,0 +1,44 @@
+"""A model's counts as a Python module that evaluates every term (``perfeq equation --format python``).
+
+Part of perfeq stage 3 (symbolic/).  Each chi key becomes a function of the problem-size parameters,
+P, the rank and T; the MPI message functions of the model (``mpi_sent_bcast(P, v)`` ...) are bound to
+perfeq's implementations of the collective algorithms, so the module needs perfeq to run, nothing else.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.printing.pycode import PythonCodePrinter
+
+from perfeq.symbolic.model import CostModel
+
+KEYS = ("ops", "par", "startup", "bytes")  # what the equation shows; l1, l2, page need the caches
+CACHE_KEYS = ("l1", "l2", "page")
+
+
+def python_module(model: CostModel) -> str:
+    """The text of the module: ``chi_<key>(params..., P, rank, T=1)`` per key and ``t(beta, ...)``."""
+    totals = model.totals()
+    exprs = {key: totals.get(key, sp.Integer(0)) for key in KEYS}
+    used = sorted({f.func.__name__ for e in exprs.values() for f in e.atoms(AppliedUndef)})
+    printer = PythonCodePrinter({"user_functions": {name: name for name in used}})
+    names = [str(s) for s in model.size_symbols]
+    signature = ", ".join([*names, "P", "rank", "T=1"])
+    call = ", ".join([*names, "P", "rank", "T"])
+    lines = [f"# chi of {model.program} per rank, from perfeq equation --format python: every term evaluates.",
+             "# The MPI message functions are perfeq's collective algorithms (perfeq.symbolic.messages).",
+             "import math", ""]
+    if used:
+        lines += ["from perfeq.symbolic.counts.comm import all_message_functions", "",
+                  "_MPI = {str(f): f._imp_ for f in all_message_functions().values()}"]
+        lines += [f"{name} = _MPI[{name!r}]" for name in used]
+    for key, expr in exprs.items():
+        lines += ["", "", f"def chi_{key}({signature}):", f"    return {printer.doprint(expr)}"]
+    lines += ["", "", f"def t(beta, {signature}, {', '.join(f'{k}=0.0' for k in CACHE_KEYS)}):",
+              '    """Seconds of one rank: beta maps costs to seconds each (a machine profile\'s values);',
+              '    l1, l2, page: that rank\'s misses and faults (perfeq counts --caches)."""',
+              "    chi = {" + ", ".join(f"{k!r}: chi_{k}({call})" for k in KEYS) + ", "
+              + ", ".join(f"{k!r}: {k}" for k in CACHE_KEYS) + "}",
+              "    return float(sum(beta.get(key, 0.0) * value for key, value in chi.items()) + beta.get('const', 0.0))"]
+    return "\n".join(lines) + "\n"
