@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfeq.symbolic.chi import CACHE_KEYS, CHI_KEYS
+
 
 @dataclass(frozen=True)
 class CostSpec:
@@ -70,8 +72,8 @@ INTERCEPT = INTERCEPT_SPEC.name
 
 # Named groups of the costs above, each written out here only; the fitting modules (and the tour)
 # import them.
-PAPER_COSTS: tuple[str, ...] = ("ops", "par", "l1", "l2", "page", "startup", "bytes")  # the paper's chi
-MISS_COSTS: tuple[str, ...] = ("l1", "l2", "page")  # counted from loop-nest footprints and the caches
+PAPER_COSTS: tuple[str, ...] = CHI_KEYS  # the paper's chi (the symbolic stage owns the keys)
+MISS_COSTS: tuple[str, ...] = CACHE_KEYS  # counted from loop-nest footprints and the caches
 MESSAGE_COSTS: tuple[str, ...] = ("startup", "bytes")  # per message on the critical path, per byte sent
 # The operations split by kind, and the architectural costs beside them (each priced per 1 ns step).
 SPLIT_COSTS: tuple[str, ...] = (

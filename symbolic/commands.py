@@ -21,6 +21,7 @@ from perfeq.errors import UsageError
 from perfeq.files import write_atomic
 from perfeq.runtime.callgraph import CallGraph
 from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace
+from perfeq.symbolic.chi import CHI_KEYS, SOURCE_KEYS
 from perfeq.symbolic.measured import count_trace, unit_costs
 
 
@@ -174,7 +175,7 @@ def run_model(args: argparse.Namespace) -> int:
         print(f"perfeq: {fallback}", file=sys.stderr)
     totals = model.totals()
     print(f"parameters: {', '.join(model.parameters) or '(none)'}, P (processes), T (threads), rank")
-    for key in ("ops", "par", "startup", "bytes"):
+    for key in SOURCE_KEYS:
         print(f"  {key:8s} = {_show(totals.get(key, 0))}")
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
     return 0
@@ -196,7 +197,7 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
         return 0
     print(f"{model.program}: {', '.join(f'{k}={v:g}' for k, v in values.items())} P={procs} T={threads}")
     print(f"{'key':10s} {'total (all ranks)':>20s} {'slowest rank':>16s}")
-    for key in ("ops", "par", "l1", "l2", "page", "startup", "bytes"):
+    for key in CHI_KEYS:
         print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
     print(f"slowest rank: {counts['slowest_rank']}")
     return 0
@@ -214,20 +215,18 @@ def run_equation(args: argparse.Namespace) -> int:
         print(python_module(model), end="")
         return 0
     totals = model.totals()
-    costs = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
-    chi = {key: totals.get(key, sp.Integer(0)) for key in costs}
-    chi["l1"] = chi["l2"] = chi["page"] = sp.Symbol("see_machine")  # linearized at evaluation
-    time = sum(sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in costs)
+    chi = {key: totals.get(key, sp.Integer(0)) for key in SOURCE_KEYS}
+    time = sum(sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in CHI_KEYS)
     fmt = {"text": _show, "latex": sp.latex, "maple": _maple}[args.format]
     # Maple: assignments end in ';' and prose is a comment
     assign, end, note = (" := ", ";", "# ") if args.format == "maple" else (" = ", "", "")
-    for key in ("ops", "par", "startup", "bytes"):
+    for key in SOURCE_KEYS:
         print(f"chi_{key}{assign}{fmt(chi[key])}{end}")
     print(f"{note}chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
     print(f"t{assign}{fmt(time)}{end}")
     if args.blocks:
         for item in model.items:
-            shown = ", ".join(f"{k}={fmt(v)}" for k, v in item.counts.items() if k in ("ops", "par", "startup", "bytes"))
+            shown = ", ".join(f"{k}={fmt(v)}" for k, v in item.counts.items() if k in SOURCE_KEYS)
             print(f"{note}{item.label} [{item.context}]: {shown}")
     return 0
 

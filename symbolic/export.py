@@ -11,10 +11,9 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.pycode import PythonCodePrinter
 
+from perfeq.symbolic.chi import CACHE_KEYS
+from perfeq.symbolic.chi import SOURCE_KEYS as KEYS
 from perfeq.symbolic.model import CostModel
-
-KEYS = ("ops", "par", "startup", "bytes")  # what the equation shows; l1, l2, page need the caches
-CACHE_KEYS = ("l1", "l2", "page")
 
 
 def python_module(model: CostModel) -> str:

@@ -251,7 +251,7 @@ def calibration_warnings(profile: MachineProfile, procs: int | None, threads: in
     any calibration run had, and message counts the profile does not price (they count as zero)."""
     notes = []
     for value, name, what in ((procs, "P", "processes"), (threads, "T", "threads")):
-        calibrated = [getattr(run, "procs" if name == "P" else "threads") for run in profile.runs]
+        calibrated = [run.procs if name == "P" else run.threads for run in profile.runs]
         if value is not None and calibrated and value > max(calibrated):
             notes.append(f"{name}={value} is beyond the calibrated {what} (at most {max(calibrated)}): what grows "
                          f"with {name} (messages, processes sharing a node) is extrapolated")
