@@ -24,6 +24,10 @@ UNIT = "perfeq__unit"
 # declares the thread's slab perfeq__cm: a declaration, not a call
 MT_LOCAL = "PERFEQ_MT_LOCAL"
 
+# the data-sharing clause naming the hooks' variables, added to an OpenMP construct with
+# default(none) (OpenMP pragmas are macro-expanded); nothing when perfeq is compiled out
+SHARED = "PERFEQ_SHARED"
+
 
 @dataclass(frozen=True)
 class Macro:
@@ -115,10 +119,11 @@ def extent_value(slot: int, extents: list[str]) -> str:
     return f"{MACROS['PERFEQ_VALUE'](slot, ' * '.join(f'({e})' for e in extents))};"
 
 
-def param(variable: str) -> str:
-    """After the statement setting a problem-size parameter: its value."""
+def param(variable: str, access: str) -> str:
+    """After the statement setting a problem-size parameter: its value, by name (``cmd.nx``), read
+    by the C expression ``access`` (``cmd->nx``)."""
     quoted = f'"{variable}"'
-    return f"{MACROS['PERFEQ_PARAM'](quoted, variable)};"
+    return f"{MACROS['PERFEQ_PARAM'](quoted, access)};"
 
 
 # ---- expression wrappers ----------------------------------------------------------------------

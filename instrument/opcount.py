@@ -69,6 +69,14 @@ INT = CType()
 DOUBLE = CType(floating=True)
 
 
+def struct_key(node: c_ast.Struct | c_ast.Union) -> str:
+    """A struct's (or union's) identity: its tag, or where it is declared when it has none."""
+    if node.name:
+        return node.name
+    where = f"{node.coord.line}:{node.coord.column}" if node.coord else str(id(node))
+    return f"<anonymous at {where}>"
+
+
 def type_of_decl(node: c_ast.Node, typedefs: dict[str, CType]) -> CType:
     """The CType of a declaration's type node (TypeDecl, PtrDecl, ArrayDecl, FuncDecl)."""
     depth = 0
@@ -87,7 +95,7 @@ def type_of_decl(node: c_ast.Node, typedefs: dict[str, CType]) -> CType:
                 return CType(base.floating, base.depth + depth, base.struct)
             return CType(any(n in _FLOAT_NAMES for n in names), depth)
         elif isinstance(node, (c_ast.Struct, c_ast.Union)):
-            return CType(False, depth, node.name)
+            return CType(False, depth, struct_key(node))
         else:
             return CType(False, depth)
 

@@ -8,18 +8,33 @@ one-line UsageErrors.
 from __future__ import annotations
 
 import math
+import re
 
 from perfeq.errors import UsageError
 
+# a C lvalue naming a problem-size parameter: a variable, a struct field, an element at a constant index
+_LVALUE = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[\s*\d+\s*\])*")
+
+
+def canonical_lvalue(text: str) -> str | None:
+    """``in->particles`` -> ``in.particles``, ``sizes[ 0 ]`` -> ``sizes[0]``: the one spelling of a
+    parameter's C lvalue (``->`` written ``.``, no blanks); None if ``text`` is no such lvalue."""
+    text = text.strip()
+    if not _LVALUE.fullmatch(text):
+        return None
+    return re.sub(r"\s+", "", text).replace("->", ".")
+
 
 def parse_param_names(items: list[str] | None) -> dict[str, str]:
-    """``--param N=n`` pairs: model symbol = program variable or macro."""
+    """``--param N=n`` pairs: model symbol = program variable, struct field (``cmd.nx``,
+    ``in->particles``), array element (``sizes[0]``) or macro, in its canonical spelling."""
     params: dict[str, str] = {}
     for item in items or []:
         symbol, sep, variable = item.partition("=")
-        if not sep or not symbol.isidentifier() or not variable.isidentifier():
-            raise UsageError(f"--param {item}: expected SYMBOL=variable, e.g. --param N=n")
-        params[symbol] = variable
+        lvalue = canonical_lvalue(variable) if sep else None
+        if not symbol.isidentifier() or lvalue is None:
+            raise UsageError(f"--param {item}: expected SYMBOL=variable, e.g. --param N=n or --param N=cmd.nx")
+        params[symbol] = lvalue
     return params
 
 

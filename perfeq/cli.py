@@ -2,13 +2,16 @@
 
 Each stage (and each room of fitting, and the workflows) contributes its subcommands through a
 ``commands`` module with a ``register(subparsers)`` function, listed here once; a subcommand
-handler takes the parsed arguments and returns the exit status.  Errors are caught once, here, and printed as a single ``perfeq: error: ...`` line.
+handler takes the parsed arguments and returns the exit status.  Errors are caught once, here, and printed as a single ``perfeq: error: ...`` line; a bug of perfeq's is one ``perfeq: internal error`` line
+(exit 3) unless ``PERFEQ_DEBUG`` is set.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from perfeq import __version__
@@ -65,6 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"perfeq: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
+    except Exception as exc:  # a bug of perfeq's: one line, unless the developer asks for the traceback
+        if os.environ.get("PERFEQ_DEBUG"):
+            raise
+        print(f"perfeq: internal error in {args.command}: {_where(exc)}{type(exc).__name__}: {exc}; "
+              "please report it (PERFEQ_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 3
+
+
+def _where(exc: BaseException) -> str:
+    """``module.py:LINE: `` of the innermost perfeq frame that raised ``exc``."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "perfeq" in f.filename]
+    if not frames:
+        return ""
+    return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}: "
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from functools import lru_cache
 import sympy as sp
 from pycparser import c_ast, c_parser
 
+from perfeq.instrument.collect.walk import lvalue_path
+
 TYPE_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
     "unsigned": 4, "unsigned int": 4, "long": 8, "unsigned long": 8, "long long": 8,
@@ -83,6 +85,19 @@ class _Converter:
 
     def v_ID(self, node: c_ast.ID) -> sp.Expr:
         return self.resolve(node.name)
+
+    def v_StructRef(self, node: c_ast.StructRef) -> sp.Expr:
+        return self._lvalue(node)
+
+    def v_ArrayRef(self, node: c_ast.ArrayRef) -> sp.Expr:
+        return self._lvalue(node)
+
+    def _lvalue(self, node: c_ast.Node) -> sp.Expr:
+        """``cmd.nx``, ``in->particles``, ``sizes[0]``: resolved by their canonical spelling."""
+        path = lvalue_path(node)
+        if path is None:
+            raise Unresolved(f"unsupported construct {type(node).__name__}")
+        return self.resolve(path)
 
     def v_UnaryOp(self, node: c_ast.UnaryOp) -> sp.Expr:
         if node.op == "sizeof":

@@ -174,11 +174,49 @@ def run_model(args: argparse.Namespace) -> int:
     for fallback in model.fallbacks:
         print(f"perfeq: {fallback}", file=sys.stderr)
     totals = model.totals()
-    print(f"parameters: {', '.join(model.parameters) or '(none)'}, P (processes), T (threads), rank")
+    names = [name if entry["variable"] == name else f"{name} ({entry['variable']})"
+             for name, entry in model.parameters.items()]
+    print(f"parameters: {', '.join(names) or '(none)'}, P (processes), T (threads), rank")
+    if model.unused:
+        print(f"  not parameters (no count depends on them): {', '.join(model.unused)}")
     for key in SOURCE_KEYS:
         print(f"  {key:8s} = {_show(totals.get(key, 0))}")
+    _print_self_check(model.self_check)
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
     return 0
+
+
+def _print_self_check(check: dict) -> None:
+    """The fidelity table (the model's error on each key at each training run, worst rank in
+    brackets when it differs), the leave-one-out errors, and the warnings."""
+    if not check:
+        return
+    keys = [k for k in dict.fromkeys(c["key"] for c in check["checks"])
+            if any(c["measured"] or c["modelled"] for c in check["checks"] if c["key"] == k)]
+    table = {(c["trace"], c["key"]): c for c in check["checks"]}
+    traces = list(dict.fromkeys(c["trace"] for c in check["checks"]))
+    print(f"self-check: the model against its {len(traces)} training run(s), error per key "
+          f"(worst: {_percent(check['worst_error'])}; warned above {check['tolerance']:.0%})")
+    print("  " + f"{'trace':20s}" + "".join(f"{k:>9s}" for k in keys))
+    for trace in traces:
+        print("  " + f"{trace[:20]:20s}" + "".join(f"{_percent(table[trace, k]['error'], 1):>9s}" for k in keys))
+    held = check.get("held_out", [])
+    if held:
+        print("leave-one-out: each run predicted by the model of the others (the extrapolation error to expect)")
+        for trace in dict.fromkeys(row["trace"] for row in held):
+            errors = ", ".join(f"{row['key']} {_percent(row['error'], 1)}" for row in held if row["trace"] == trace)
+            print(f"  {trace}: {errors}")
+    for c in check["checks"]:
+        total, rank = c["error"], c["worst_rank_error"]
+        if total is not None and abs(total) <= check["tolerance"] and (rank is None or abs(rank) > check["tolerance"]):
+            print(f"  per rank: {c['trace']} {c['key']} {_percent(rank, 1)} on rank {c['worst_rank']}, exact in "
+                  "total (a data-dependent count modelled with the ratio over all ranks)")
+    for warning in check["warnings"]:
+        print(f"perfeq: warning: {warning}", file=sys.stderr)
+
+
+def _percent(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else "0" if value == 0 else f"{value:+.{digits}%}"
 
 
 def model_counts(model_path: Path, assignments: list[str], caches: Path | None, as_json: bool) -> int:

@@ -22,7 +22,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import ArrayShape
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.machine import WORD, Machine
-from perfeq.symbolic.resolve import Resolver, formal_symbol
+from perfeq.symbolic.resolve import Resolver, formal_arguments
 from perfeq.symbolic.symbols import RANK, P, T
 
 if TYPE_CHECKING:
@@ -157,11 +157,11 @@ def _returned_bytes(counter, unit, fn: int, shape: ArrayShape) -> sp.Expr | None
     outer = Resolver(unit, fn, shape.loop, shape.line, counter.param_symbols)
     try:
         size = _allocation_bytes(inner, resolver)
-        values = {}
-        for index, name in enumerate(fdesc.params):  # only the parameters the size depends on
-            symbol = formal_symbol(callee_name, name)
-            if symbol in size.free_symbols:
-                values[symbol] = to_sympy(args[index], outer)
+        values = {symbol: to_sympy(arg, outer) for symbol, (_, arg) in  # the parameters the size depends on
+                  formal_arguments(callee_name, fdesc.params, args, size.free_symbols).items()}
     except (Unresolved, IndexError):
         return None
-    return size.xreplace(values)
+    size = size.xreplace(values)
+    if any(s.name.startswith(f"{callee_name}__") for s in size.free_symbols):
+        return None  # a parameter without its argument
+    return size

@@ -24,6 +24,7 @@ from perfeq import __version__
 from perfeq.errors import ModelError, UsageError
 from perfeq.files import check_document, read_json, write_atomic
 from perfeq.symbolic import chi as chimod
+from perfeq.symbolic import fidelity as fidelity_check
 from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
@@ -65,6 +66,8 @@ class CostModel:
     fallbacks: list[str]
     traces: list[str]
     runs: list[dict] = field(default_factory=list)  # parameter values, P and T of each trace
+    unused: list[str] = field(default_factory=list)  # parameter candidates no count depends on
+    self_check: dict = field(default_factory=dict)  # perfeq.symbolic.fidelity: the model against its runs
     # counts a model file written by an older perfeq does not carry (version 1: "chain")
     missing: tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, repr=False)
@@ -196,6 +199,8 @@ class CostModel:
             "traces": self.traces,
             "runs": self.runs,
             "fallbacks": self.fallbacks,
+            "unused_candidates": self.unused,
+            "self_check": self.self_check,
             "items": [
                 {"kind": it.kind, "unit": it.unit, "id": it.id, "line": it.line, "function": it.function,
                  "context": it.context,
@@ -238,7 +243,8 @@ def load_model(path: str | Path) -> CostModel:
                        {k: expr(v) for k, v in i["counts"].items()}) for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
-                     data.get("traces", []), data.get("runs", []), missing=("chain",) if data["version"] == 1 else ())
+                     data.get("traces", []), data.get("runs", []), data.get("unused_candidates", []),
+                     data.get("self_check", {}), missing=("chain",) if data["version"] == 1 else ())
 
 
 def _is_trace(path: Path) -> bool:
@@ -258,8 +264,9 @@ def _namespace() -> dict[str, Any]:
 
 
 # ---- building -------------------------------------------------------------------------------------
-def build_model(traces: list[Path], params: dict[str, str] | None = None) -> CostModel:
-    """Build the cost model from one or more instrumentation traces of the same program."""
+def build_model(traces: list[Path], params: dict[str, str] | None = None, check: bool = True) -> CostModel:
+    """Build the cost model from one or more instrumentation traces of the same program; with
+    ``check``, its self-check against them (perfeq.symbolic.fidelity) is kept in the model."""
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
     runs = [from_trace(t) for t in traces]
@@ -290,12 +297,9 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None) -> Cos
     items = [it for it in items if any(v != 0 for v in it.counts.values())]
     for it in items:
         it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) else v for k, v in it.counts.items()}
-    parameters = {}
-    for variable, symbol in counter.param_symbols.items():
-        if symbol in counter.size_symbols:
-            parameters[symbol.name] = {"variable": variable, "value": run.params.get(variable)}
     nests = nest_items(counter, contexts)
-    return CostModel(
+    parameters, unused = _promoted(counter, items, nests, runs, traces)
+    model = CostModel(
         program=next(iter(run.units.values())).source if run.units else str(traces[0]),
         parameters=parameters,
         items=items,
@@ -303,7 +307,35 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None) -> Cos
         fallbacks=[f.message() for f in counter.fallbacks],
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
+        unused=unused,
     )
+    if check:
+        fidelity = fidelity_check.self_check(model, runs, traces)
+        fidelity.held_out = fidelity_check.leave_one_out(traces, build_model, params)
+        model.self_check = fidelity.to_dict()
+    return model
+
+
+def _promoted(counter: CountModel, items: list[ModelItem], nests: list[dict], runs: list[RunObservation],
+              traces: list[Path]) -> tuple[dict[str, dict], list[str]]:
+    """The parameters of the model: the candidates some count or footprint depends on, each with a
+    value in every trace (a UsageError naming the trace and the parameter otherwise); and the
+    variables of the candidates nothing depends on (flags, option indices, unused options)."""
+    used = set().union(*(v.free_symbols for it in items for v in it.counts.values()),
+                       *(n[k].free_symbols for n in nests for k in ("footprint", "accesses", "executions")))
+    parameters, unused = {}, []
+    for variable, symbol in counter.param_symbols.items():
+        if symbol not in counter.size_symbols:
+            continue
+        if symbol not in used:
+            unused.append(variable)
+            continue
+        for trace, run in zip(traces, runs, strict=True):
+            if variable not in run.params:
+                raise UsageError(f"{trace}: no value of the parameter {symbol.name} ('{variable}'): the run "
+                                 "did not reach the statement that sets it")
+        parameters[symbol.name] = {"variable": variable, "value": runs[0].params.get(variable)}
+    return parameters, unused
 
 
 def _model_item(item: chimod.Item) -> ModelItem:

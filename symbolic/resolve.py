@@ -11,6 +11,7 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy as sp
@@ -32,7 +33,35 @@ def loop_symbol(unit_key: str, loop_id: int, var: str) -> sp.Symbol:
 
 
 def formal_symbol(function: str, name: str) -> sp.Symbol:
+    """A parameter of ``function`` (``name``: ``n``, or a path in it, ``cmd.nx``), as the callee
+    sees it; replaced at each call site by the argument (:func:`formal_arguments`)."""
     return sp.Symbol(f"{function}__{name}", integer=True)
+
+
+def path_root(path: str) -> str:
+    """The variable a canonical lvalue starts from: ``cmd`` of ``cmd.nx``, ``sizes`` of ``sizes[0]``."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
+def formal_arguments(function: str, params: list[str], args: list[str],
+                     symbols: set[sp.Basic]) -> dict[sp.Symbol, tuple[str, str]]:
+    """The formal symbols of ``function`` among ``symbols``, each with (its parameter's name, the
+    C text of its value at a call with ``args``): ``n`` -> the argument; the path ``cmd.nx`` of a
+    struct parameter -> ``(arg).nx`` (``&c`` and ``*p`` name the same fields as ``c`` and ``p``)."""
+    prefix = f"{function}__"
+    found = {}
+    for symbol in symbols:
+        name = getattr(symbol, "name", "")
+        if not name.startswith(prefix):
+            continue
+        path = name[len(prefix):]
+        root = path_root(path)
+        if root not in params or params.index(root) >= len(args):
+            continue
+        arg = args[params.index(root)]
+        found[symbol] = (root, arg if path == root else f"({arg}){path[len(root):]}")
+    # in the order of the parameters (substitutions are made one after the other)
+    return dict(sorted(found.items(), key=lambda item: (params.index(item[1][0]), item[0].name)))
 
 
 @dataclass
@@ -93,7 +122,7 @@ class Resolver:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
             return to_sympy(assignment.text, sub)
-        if name in self.fdesc.params:
+        if path_root(name) in self.fdesc.params:  # n, or cmd.nx of a struct parameter cmd
             return formal_symbol(self.fdesc.name, name)
         symbol = self._parameter(name)
         if symbol is not None:

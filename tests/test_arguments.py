@@ -32,5 +32,9 @@ def test_values_that_cannot_be_are_refused(items: list[str], message: str) -> No
 
 def test_param_names() -> None:
     assert parse_param_names(["N=n", "S=steps"]) == {"N": "n", "S": "steps"}
-    with pytest.raises(UsageError, match="expected SYMBOL=variable"):
-        parse_param_names(["N=cmd.nx"])
+    # C lvalues where real codes keep their sizes, in one spelling
+    assert parse_param_names(["N=cmd.nx", "M=in -> particles", "L=sizes[ 0 ]", "K=cfg.grid.n"]) == {
+        "N": "cmd.nx", "M": "in.particles", "L": "sizes[0]", "K": "cfg.grid.n"}
+    for bad in ("N=cmd.", "N=2n", "N=a[i]", "N=n+1", "N", "1N=n", "N=f(x)"):
+        with pytest.raises(UsageError, match="expected SYMBOL=variable"):
+            parse_param_names([bad])

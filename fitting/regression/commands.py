@@ -8,6 +8,7 @@ return an exit status.  Errors are raised as FitError/UsageError and printed onc
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -201,6 +202,9 @@ def run_predict(args: argparse.Namespace) -> int:
     application = args.application or Path(model.program).stem
     prediction = predict(profile, priced, blocks, level=args.level, application=application, procs=procs,
                          threads=threads, all_counts=slowest)
+    # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
+    prediction = dataclasses.replace(prediction, warnings=prediction.warnings + tuple(
+        f"{args.model}: {warning}" for warning in model.self_check.get("warnings", [])))
     if args.json:
         print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
                           "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))

@@ -19,6 +19,7 @@ from perfeq.instrument.collect.walk import (
     direct_value,
     element_text,
     generate,
+    lvalue_path,
     mentions_argv,
     names,
     ternaries,
@@ -35,24 +36,31 @@ class CallSites:
     """Calls and what they tell: uses the core's blocks, slots and statement-level insertions."""
 
     def expressions(self, node: c_ast.Node, target: str | None = None) -> None:
-        """Calls, communication, allocations and parameters inside one statement's expressions."""
-        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
-            target = node.lvalue.name
+        """Calls, communication, allocations and parameters inside one statement's expressions
+        (``target``: the variable a declaration initialises)."""
+        lvalue = (target, target) if target else None  # what the statement sets: (path, C text)
+        if isinstance(node, c_ast.Assignment):
+            if isinstance(node.lvalue, c_ast.ID):
+                target = node.lvalue.name
+            path = lvalue_path(node.lvalue) if node.op == "=" else None
+            lvalue = (path, generate(node.lvalue)) if path else None
         for call in calls(node):
             name = callee(call)
             if name is None:
                 continue
-            self.argv_by_reference(call)
+            self.argv_by_reference(node, call)
             if name in self.u.user_functions:
                 self.user_call(call, name)
                 if target and direct_value(node) is call:
                     self.returned_allocation(call, name, target)
+                if lvalue and direct_value(node) is call:
+                    self.argv_struct(node, call, *lvalue)
             elif name.startswith("MPI_"):
                 self.mpi_call(call, name)
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
-                self.argv_param(node, call, name, target)
+                self.argv_param(node, call, name, lvalue)
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
         for ternary in ternaries(node):
@@ -175,8 +183,9 @@ class CallSites:
         ))
 
     # ---- parameters -----------------------------------------------------------------------
-    def argv_by_reference(self, call: c_ast.FuncCall) -> None:
-        """``parse_int(argv[1], &n)``: a call given an argv element and the address of a variable."""
+    def argv_by_reference(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
+        """``parse_int(argv[1], &n)``, ``parse(argc, argv, &cmd)``: a call given the command line
+        and the address of a variable: the variable, or each arithmetic field of a struct."""
         args = call.args.exprs if call.args else []
         if isinstance(call.name, c_ast.ID) and call.name.name.startswith("MPI_"):
             return
@@ -184,23 +193,47 @@ class CallSites:
             return
         for arg in args:
             if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
-                typ = self.scope.lookup(arg.expr.name)
-                if arg.expr.name not in ("argc", "argv") and typ is not None and typ.depth == 0 and not typ.struct:
-                    self.param(call, arg.expr.name, arg.expr.name, "argv", call)
+                name = arg.expr.name
+                typ = self.scope.lookup(name)
+                if name in ("argc", "argv") or typ is None or typ.depth != 0:
+                    continue
+                if typ.struct is None:
+                    self.param(stmt, name, name, "argv", call)
+                else:
+                    self.struct_params(stmt, call, typ.struct, name, name)
 
-    def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str, target: str | None) -> None:
+    def argv_struct(self, stmt: c_ast.Node, call: c_ast.FuncCall, path: str, text: str) -> None:
+        """``Command cmd = parse(argc, argv)``: a struct returned by a function given the command
+        line; each of its arithmetic fields is a parameter candidate."""
         args = call.args.exprs if call.args else []
-        if not args or "argv" not in names(args[0]) and not mentions_argv(args[0]):
+        typ = self.scope.lookup(path) if path.isidentifier() else None
+        if typ is not None and typ.depth == 0 and typ.struct and any(mentions_argv(a) for a in args):
+            self.struct_params(stmt, call, typ.struct, path, text)
+
+    def struct_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, struct: str, path: str, text: str) -> None:
+        for field_path, field_text in self.u.scalar_fields(struct, path, text):
+            self.param(stmt, field_path, symbol_of(field_path), "argv", call, field_text)
+
+    def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str,
+                   lvalue: tuple[str, str] | None) -> None:
+        """``n = atoi(argv[1])``, ``cmd.nx = strtol(optarg, NULL, 10)``, ``sscanf(argv[2], "%d", &in.n)``."""
+        args = call.args.exprs if call.args else []
+        if not args or not mentions_argv(args[0]):
             return
         if name == "sscanf":
             for extra in args[2:]:
-                if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" and isinstance(extra.expr, c_ast.ID):
-                    self.param(stmt, extra.expr.name, extra.expr.name, "argv", call)
+                path = lvalue_path(extra) if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" else None
+                if path:
+                    self.param(stmt, path, symbol_of(path), "argv", call, generate(extra.expr))
             return
-        if target:
-            self.param(stmt, target, target, "argv", call)
+        if lvalue:
+            path, text = lvalue
+            self.param(stmt, path, symbol_of(path), "argv", call, text)
 
-    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall) -> None:
+    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall,
+              access: str | None = None) -> None:
+        """A parameter candidate ``variable`` (a canonical lvalue, read by the C text ``access``),
+        recorded after the statement ``stmt`` that sets it."""
         if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
             return
         extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
@@ -208,7 +241,12 @@ class CallSites:
         self.u.unit.params.append(d.ParamDescriptor(variable=variable, symbol=symbol, source=source,
                                                     function=self.index, line=call.coord.line, text=text))
         if not self.parallel:
-            self.after_statement(stmt, hooks.param(variable))
+            self.after_statement(stmt, hooks.param(variable, access or variable))
+
+
+def symbol_of(path: str) -> str:
+    """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``."""
+    return re.sub(r"\W+", "_", path).strip("_")
 
 
 def _generated_args(call: c_ast.FuncCall) -> list[str]:

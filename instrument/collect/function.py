@@ -157,6 +157,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         first_block = len(self.u.unit.blocks)
         self.new_block("entry", fd.body.coord.line, None)
         self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index))
+        self.share_hook_variables(fd.body)
         self.items(fd.body.block_items or [], depth=1)
         for block in self.blocks:
             self.u.unit.blocks.append(d.BlockDescriptor(

@@ -13,11 +13,14 @@ from pycparser import c_ast
 
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
+from perfeq.instrument.collect.walk import find
 from perfeq.instrument.opcount import Scope
 
 OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
 OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
 OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+# default(none): every variable the construct uses must be listed, the hooks' too
+OMP_DEFAULT_NONE = re.compile(r"\bdefault\s*\(\s*none\s*\)")
 # a sections construct's block may hold nothing but its sections: no code between them
 OMP_SECTIONS = re.compile(r"^\s*omp\s+(parallel\s+)?sections\b")
 
@@ -116,6 +119,18 @@ class Regions:
             block=self.block_id, parent=self.regions[-1] if self.regions else None, loop=loop,
         ))
         return region_id, ("" if self.parallel else hooks.region(slot))
+
+    def share_hook_variables(self, body: c_ast.Node) -> None:
+        """After ``default(none)`` in the function's OpenMP constructs: PERFEQ_SHARED, the clause
+        listing the hooks' variables (right after it, so a comment ending the line stays after)."""
+        for pragma in find(body, c_ast.Pragma):
+            index = self.pragma_token(pragma) if pragma.string.split()[:1] == ["omp"] else None
+            if index is None:
+                continue
+            token = self.src.tokens[index]
+            match = OMP_DEFAULT_NONE.search(token.text)
+            if match:
+                self.u.insert(token.start + match.end(), f" {hooks.SHARED}")
 
     def pragma_token(self, pragma: c_ast.Pragma) -> int | None:
         """The token of the preprocessor line a pragma stands on."""

@@ -16,7 +16,7 @@ from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.walk import element_text, find, generate
-from perfeq.instrument.opcount import Scope, type_of_decl
+from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
 from perfeq.instrument.source import SourceText
 
 # depths of expression hooks (UnitCollector.wrap): above any statement nesting, longer spans outside
@@ -51,6 +51,7 @@ class UnitCollector:
         self.warnings: list[str] = []
         self.typedefs: dict = {}
         self.fields: dict = {}
+        self.structs: dict[str, dict] = {}  # struct key -> its members' CTypes, by name
         self.globals = Scope()
         self.user_functions: set[str] = set()
         self.defined: list[c_ast.FuncDef] = []
@@ -137,10 +138,24 @@ class UnitCollector:
         while isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
             node = node.type
         if isinstance(node, (c_ast.Struct, c_ast.Union)) and node.decls:
+            members = self.structs.setdefault(struct_key(node), {})
             for member in node.decls:
                 if member.name:
-                    self.fields[member.name] = type_of_decl(member.type, self.typedefs)
+                    self.fields[member.name] = members[member.name] = type_of_decl(member.type, self.typedefs)
                 self._fields_of(member.type)
+
+    def scalar_fields(self, struct: str, prefix: str, c_prefix: str, depth: int = 0) -> list[tuple[str, str]]:
+        """The arithmetic fields of a struct value, nested structs included: (canonical path, C
+        text) pairs such as ``("cmd.nx", "cmd.nx")``; pointers and arrays are not followed."""
+        found = []
+        for name, ctype in self.structs.get(struct, {}).items():
+            if ctype.depth:
+                continue
+            if ctype.struct is None:
+                found.append((f"{prefix}.{name}", f"{c_prefix}.{name}"))
+            elif depth < 2:
+                found += self.scalar_fields(ctype.struct, f"{prefix}.{name}", f"{c_prefix}.{name}", depth + 1)
+        return found
 
     def _global_shape(self, decl: c_ast.Decl) -> None:
         if isinstance(decl.type, c_ast.ArrayDecl):

@@ -61,7 +61,26 @@ def is_id(node: c_ast.Node, name: str) -> bool:
 
 
 def mentions_argv(node: c_ast.Node) -> bool:
-    return "argv" in names(node)
+    """Whether an expression reads the command line: ``argv`` or getopt's ``optarg``."""
+    return bool({"argv", "optarg"} & names(node))
+
+
+def lvalue_path(node: c_ast.Node) -> str | None:
+    """The canonical spelling (:func:`perfeq.arguments.canonical_lvalue`) of a variable, a struct
+    field or an element at a constant index: ``cmd.nx``, ``in->particles`` (``in.particles``),
+    ``(&cmd)->nx`` (``cmd.nx``), ``sizes[0]``; None for any other expression."""
+    if isinstance(node, c_ast.ID):
+        return node.name
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("&", "*"):
+        return lvalue_path(node.expr)
+    if isinstance(node, c_ast.StructRef) and isinstance(node.field, c_ast.ID):
+        base = lvalue_path(node.name)
+        return f"{base}.{node.field.name}" if base else None
+    if isinstance(node, c_ast.ArrayRef) and isinstance(node.subscript, c_ast.Constant) \
+            and node.subscript.type == "int" and node.subscript.value.isdigit():
+        base = lvalue_path(node.name)
+        return f"{base}[{int(node.subscript.value)}]" if base else None
+    return None
 
 
 def arrays(node: c_ast.Node) -> set[str]:

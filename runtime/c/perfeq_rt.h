@@ -206,6 +206,8 @@ static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
 #define PERFEQ_CALLED(unit, site, callee, call)                                                   \
     __extension__({ perfeq_call_site(&(unit), (site), (callee)); call; })
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
+/* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
+#define PERFEQ_SHARED           shared(perfeq__x, perfeq__unit)
 
 #else /* PERFEQ_OFF: every hook is nothing, conditions stay as written */
 
@@ -247,6 +249,7 @@ static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
 #define PERFEQ_CALLED(unit, site, callee, call) (call)
 #define PERFEQ_MPI(site)        ((void)0)
+#define PERFEQ_SHARED
 
 #endif /* PERFEQ_OFF */
 

@@ -8,6 +8,7 @@ values to a form of the problem size (the paper's step 2: "an integer multiple")
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -146,9 +147,17 @@ class CountBase:
                     break
         return found
 
+    @property
+    def fit_symbols(self) -> list[sp.Symbol]:
+        """The size symbols a fit may use: those whose value differs between the runs (a candidate
+        the same in every run cannot be told from a constant), or all of them with one size."""
+        runs = [self.run, *self.extra_runs]
+        varying = [s for s in self.size_symbols if len({self.values(r, 0).get(s) for r in runs}) > 1]
+        return varying or self.size_symbols
+
     def _forms(self) -> list[sp.Expr]:
         forms: list[sp.Expr] = []
-        for n in self.size_symbols:
+        for n in self.fit_symbols:
             log = sp.log(n, 2)
             forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
                       n / log, n / (P * log)]
@@ -165,7 +174,7 @@ class CountBase:
         if any(t <= 0 for _, t in samples):
             return None, ""
         if len(samples) == 1:
-            for form in self._forms()[:5 * max(1, len(self.size_symbols))]:
+            for form in self._forms()[:5 * max(1, len(self.fit_symbols))]:
                 if form.func in (sp.log, sp.Mul) and form.has(sp.log):
                     continue
                 base = form.subs(values)
@@ -176,8 +185,8 @@ class CountBase:
             return None, ""
         candidates = []  # (worst relative error, constant, form)
         for form in [sp.Integer(1), *self._forms()]:
-            bases = [float(form.subs(v)) for v, _ in samples]
-            if any(b <= 0 for b in bases):
+            bases = [_finite(form.subs(v)) for v, _ in samples]
+            if any(b is None or b <= 0 for b in bases):  # (n / log2 n at n = 1 has no value)
                 continue
             c = float(trips) / bases[0]
             error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
@@ -223,6 +232,17 @@ def _rational(mean: float | Fraction) -> sp.Rational:
     """A measured mean as a rational with a denominator of at most 10^6 (what ``_fit`` takes)."""
     fraction = Fraction(mean).limit_denominator(10**6)
     return sp.Rational(fraction.numerator, fraction.denominator)
+
+
+def _finite(value: sp.Expr) -> float | None:
+    """A real, finite number, or None (complex infinity, nan, a form that does not evaluate)."""
+    try:
+        number = complex(value)
+    except (TypeError, ValueError):
+        return None
+    if number.imag or not math.isfinite(number.real):
+        return None
+    return number.real
 
 
 def _number(expr: sp.Expr, values: dict) -> float | None:

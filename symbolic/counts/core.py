@@ -16,7 +16,7 @@ from perfeq.symbolic.counts.branches import Branches
 from perfeq.symbolic.counts.comm import CommCounts
 from perfeq.symbolic.counts.trips import LoopTrips
 from perfeq.symbolic.observe import ContextObservation
-from perfeq.symbolic.resolve import Resolver, UnitView, formal_symbol
+from perfeq.symbolic.resolve import Resolver, UnitView, formal_arguments
 from perfeq.symbolic.symbols import T
 
 
@@ -204,13 +204,12 @@ class CountModel(LoopTrips, Branches, CommCounts):
         punit = self.units[parent.unit]
         resolver = Resolver(punit, call.function, loop_id, call.line, self.param_symbols)
         subs = {}
-        for name, arg in zip(callee.params, call.args, strict=False):
-            symbol = formal_symbol(callee.name, name)
-            if symbol in per_invocation.free_symbols:
-                try:
-                    subs[symbol] = to_sympy(arg, resolver)
-                except Unresolved as exc:
-                    subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
+        formals = formal_arguments(callee.name, callee.params, call.args, per_invocation.free_symbols)
+        for symbol, (name, arg) in formals.items():
+            try:
+                subs[symbol] = to_sympy(arg, resolver)
+            except Unresolved as exc:
+                subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
         expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
         while loop_id is not None:
             loop = punit.loops[loop_id]

@@ -37,9 +37,27 @@ def test_c_integer_semantics():
     assert to_sympy("0x10 + 010 + 'a'", env.__getitem__) == 16 + 8 + 97
 
 
+def _resolver(env: dict):
+    def resolve(name: str):
+        if name not in env:
+            raise Unresolved(name)
+        return env[name]
+    return resolve
+
+
 def test_unknown_name_is_unresolved():
     with pytest.raises(Unresolved):
-        to_sympy("count[3] + n", {"n": size_symbol("n")}.__getitem__)
+        to_sympy("count[3] + n", _resolver({"n": size_symbol("n")}))
+    with pytest.raises(Unresolved):
+        to_sympy("count[i] + n", _resolver({"n": size_symbol("n"), "i": size_symbol("i")}))
+
+
+def test_struct_fields_and_elements_resolve_by_their_canonical_spelling():
+    n, p = size_symbol("n"), size_symbol("p")
+    env = _resolver({"cmd.nx": n, "in.particles": p, "sizes[0]": n, "cfg.grid.n": p})
+    assert to_sympy("cmd.nx * in->particles", env) == n * p
+    assert to_sympy("(&cmd)->nx + sizes[ 0 ] + (*in).particles", env) == 2 * n + p
+    assert to_sympy("cfg.grid.n / 2", env) == sp.floor(p / 2)
 
 
 # ---- a test program with every loop form ----------------------------------------------------------
