@@ -77,11 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _where(exc: BaseException) -> str:
-    """``module.py:LINE: `` of the innermost perfeq frame that raised ``exc``."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "perfeq" in f.filename]
-    if not frames:
-        return ""
-    return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}: "
+    """``module.py:LINE: `` of the innermost frame that raised ``exc``."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}: " if frames else ""
 
 
 if __name__ == "__main__":

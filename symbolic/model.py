@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +126,9 @@ class CostModel:
         if missing:
             raise UsageError(f"missing parameter value: {', '.join(f'{m}=...' for m in missing)} "
                              f"(the model's parameters are {', '.join(self.parameters)}, and P)")
-        unknown = [name for name in values if name not in self.parameters and name not in ("P", "T")]
+        # a candidate nothing depends on may be given (it changes nothing): perfeq counts n=... works
+        ignored = {*self.unused, *(re.sub(r"\W+", "_", v).strip("_") for v in self.unused)}
+        unknown = [name for name in values if name not in self.parameters and name not in ("P", "T", *ignored)]
         if unknown:
             raise UsageError(f"unknown parameter {unknown[0]} (the model's parameters are "
                              f"{', '.join(self.parameters)}, P and T)")

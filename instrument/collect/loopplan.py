@@ -174,11 +174,22 @@ class LoopPlanning:
                 depends |= names(init)
             stride, used = self.loop_stride(node.next, var)
             depends |= used
+            paired = _paired(node, var)
+            if paired is not None and stride and re.fullmatch(r"-?\d+", stride):
+                # for (i = 0, j = n - 1; i < j; i++, j--): i runs toward j's first value at the
+                # difference of their strides
+                start, other_stride = paired
+                bound, stride = self.text_or_generated(start), str(int(stride) - other_stride)
+                depends = (depends | names(start)) - {_bound_expr(node, paired=False).name}
         depends.discard(var)
         return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)))
 
     def loop_stride(self, step: c_ast.Node | None, var: str) -> tuple[str | None, set[str]]:
-        """What the step adds to ``var`` per iteration (see LoopForm.stride), and the names it uses."""
+        """What the step adds to ``var`` per iteration (see LoopForm.stride), and the names it uses;
+        in a comma list (``i++, j--``), the one part that changes ``var``."""
+        if isinstance(step, c_ast.ExprList):
+            parts = [e for e in step.exprs if var in _assigned_names(e)]
+            return self.loop_stride(parts[0], var) if len(parts) == 1 else (None, set())
         if isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and is_id(step.expr, var):
             return "1", set()
         if isinstance(step, c_ast.UnaryOp) and step.op in ("--", "p--") and is_id(step.expr, var):
@@ -224,6 +235,19 @@ class LoopPlanning:
                 wrap_start = self.src.tokens[first_pp].start
         return wrap_start
 
+    def _expression_start(self, node: c_ast.Node, start: int) -> int:
+        """The first token of ``node`` from the token at its coordinate: back over its prefix
+        operators (innermost first) and the parentheses between them and their operands."""
+        tokens = self.src.tokens
+        for op in reversed(_prefix_operators(node)):
+            i = start - 1
+            while i >= 0 and tokens[i].text == "(":
+                i -= 1
+            if i < 0 or tokens[i].text != op:
+                return start  # not as expected: the text is checked against the tree below
+            start = i
+        return start
+
     def text_or_generated(self, node: c_ast.Node) -> str:
         return self.expr_text(node) or generate(node)
 
@@ -232,6 +256,7 @@ class LoopPlanning:
         start = self.u.tok(node)
         if start is None:
             return None
+        start = self._expression_start(node, start)
         generated = generate(node)
         # extend token by token until the generated text (macros expanded) matches the original
         # text with spaces removed; stop at the first depth-0 delimiter
@@ -244,6 +269,26 @@ class LoopPlanning:
         if _squash(text) == _squash(generated) or not _has_macro_free_mismatch(text, generated):
             return text
         return None
+
+
+def _prefix_operators(node: c_ast.Node) -> list[str]:
+    """The prefix operators on an expression's leftmost path, outermost first (pycparser puts their
+    coordinate at their operand: ``-R`` at ``R``, ``-(R + 1)`` at ``R``)."""
+    found = []
+    while True:
+        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--"):
+            found.append(node.op)
+            node = node.expr
+        elif isinstance(node, c_ast.UnaryOp):
+            node = node.expr
+        elif isinstance(node, c_ast.BinaryOp):
+            node = node.left
+        elif isinstance(node, c_ast.TernaryOp):
+            node = node.cond
+        elif isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
+            node = node.name
+        else:
+            return found
 
 
 def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> tuple[list[str], list[str]]:
@@ -327,8 +372,35 @@ def _init_expr(node: c_ast.Node, var: str | None) -> c_ast.Node | None:
     return None
 
 
-def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
-    """The other side of a condition ``var op bound`` (either way round)."""
+def _paired(node: c_ast.Node, var: str) -> tuple[c_ast.Node, int] | None:
+    """``for (i = 0, j = n - 1; i < j; i++, j--)``: the bound is a variable the step moves by a
+    constant too (and the body leaves alone): its first value and its stride; else None."""
+    other = _bound_expr(node, paired=False)
+    step = getattr(node, "next", None)
+    if not isinstance(other, c_ast.ID) or other.name == var or not isinstance(step, c_ast.ExprList):
+        return None
+    first = _init_expr(node, other.name)
+    parts = [e for e in step.exprs if other.name in _assigned_names(e)]
+    if first is None or len(parts) != 1 or other.name in _assigned_names(node.stmt):
+        return None
+    part = parts[0]
+    if isinstance(part, c_ast.UnaryOp) and part.op in _INCREMENTS and is_id(part.expr, other.name):
+        return first, 1 if "+" in part.op else -1
+    if isinstance(part, c_ast.Assignment) and part.op in ("+=", "-=") and is_id(part.lvalue, other.name) \
+            and isinstance(part.rvalue, c_ast.Constant) and part.rvalue.value.isdigit():
+        return first, int(part.rvalue.value) * (1 if part.op == "+=" else -1)
+    return None
+
+
+def _bound_expr(node: c_ast.Node, paired: bool = True) -> c_ast.Node | None:
+    """The other side of a condition ``var op bound`` (either way round); for a bound the step
+    moves too (:func:`_paired`), its first value."""
+    if paired:
+        cond = getattr(node, "cond", None)
+        var = cond.left.name if isinstance(cond, c_ast.BinaryOp) and isinstance(cond.left, c_ast.ID) else None
+        found = _paired(node, var) if var else None
+        if found is not None:
+            return found[0]
     cond = getattr(node, "cond", None)
     if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
         if isinstance(cond.left, c_ast.ID):

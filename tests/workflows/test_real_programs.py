@@ -1,0 +1,168 @@
+"""Reductions of what broke on real programs (issue 19), each a small C program in tests/c/real/,
+run through the pipeline as a user would: perfeq cc, perfeq run, perfeq model, perfeq counts."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import C_PROGRAMS, one_line_error
+
+from perfeq import cli
+from perfeq.symbolic.measured import measured_counts
+from perfeq.symbolic.model import load_model
+from perfeq.symbolic.observe import from_trace
+from perfeq.toolchain import find_mpi
+
+REAL = C_PROGRAMS / "real"
+EXACT_KEYS = ("ops", "flops", "iops", "cmp", "loads", "stores", "calls", "chain", "par", "startup", "bytes")
+
+
+def build(source: Path, folder: Path, *flags: str) -> tuple[Path, Path]:
+    """``perfeq cc`` and the plain build of ``source`` (mpicc -O1 ``flags``): (instrumented, plain)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mpicc = find_mpi().mpicc
+    instrumented, plain = folder / "instrumented", folder / "plain"
+    assert cli.main(["cc", "--build-dir", str(folder / "build"), "--", mpicc, "-O1", *flags, str(source),
+                     "-o", str(instrumented)]) == 0
+    subprocess.run([mpicc, "-O1", *flags, str(source), "-o", str(plain)], check=True)
+    return instrumented, plain
+
+
+def same_output(instrumented: Path, plain: Path, *args: object) -> str:
+    outputs = [subprocess.run([str(b), *map(str, args)], capture_output=True, text=True, check=True).stdout
+               for b in (plain, instrumented)]
+    assert outputs[0] == outputs[1] and outputs[0].strip()
+    return outputs[0]
+
+
+def trace(binary: Path, path: Path, *args: object) -> Path:
+    assert cli.main(["run", "-o", str(path), "--", str(binary), *map(str, args)]) == 0
+    return path
+
+
+def assert_exact(model_path: Path, trace_path: Path, values: dict[str, float]) -> None:
+    """The model's counts at ``values`` equal what the run measured, key by key."""
+    model = load_model(model_path)
+    run = from_trace(trace_path)
+    measured = measured_counts(run)["total"]
+    predicted = model.counts(values, run.nranks, run.threads)["total"]
+    for key in EXACT_KEYS:
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-9, abs=1e-9), key
+
+
+@pytest.fixture(autouse=True)
+def two_threads(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+
+
+def test_sizes_in_a_struct_set_by_getopt_default_none_and_struct_arguments(tmp_path, capsys):
+    """The size is a field of a struct filled by getopt in a helper (cmd.nx), a parallel loop has
+    default(none), a struct is passed by value: the build compiles (also with -DPERFEQ_OFF), prints
+    what the plain build prints, and the model in N = cmd.nx is exact at 8x."""
+    instrumented, plain = build(REAL / "realforms.c", tmp_path, "-fopenmp")
+    same_output(instrumented, plain, "-n", 448, "-s", 4, "-v")
+    off = tmp_path / "off"
+    runtime = Path(cli.__file__).resolve().parent.parent / "runtime" / "c"
+    subprocess.run([find_mpi().mpicc, "-fopenmp", "-DPERFEQ_OFF", f"-I{runtime}",
+                    str(tmp_path / "build" / "realforms.perfeq.c"), "-o", str(off)], check=True)
+    same_output(off, plain, "-n", 56)
+    small = [trace(instrumented, tmp_path / "a.trace", "-n", 56, "-s", 2),
+             trace(instrumented, tmp_path / "b.trace", "-n", 112, "-s", 3)]
+    big = trace(instrumented, tmp_path / "big.trace", "-n", 448, "-s", 4)
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, small), "--param", "N=cmd.nx", "--param", "S=cmd->steps",
+                     "-o", str(tmp_path / "m.json")]) == 0
+    out = capsys.readouterr()
+    assert "parameters: N (cmd.nx), S (cmd.steps)" in out.out
+    assert "not parameters (no count depends on them): cmd.verbose" in out.out
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"N", "S"} and data["unused_candidates"] == ["cmd.verbose"]
+    # every loop but getopt's (data: the number of options) is symbolic
+    assert [f.split(":")[1] for f in data["fallbacks"]] == ["24"]
+    assert data["self_check"]["worst_error"] == 0 and not data["self_check"]["warnings"]
+    assert_exact(tmp_path / "m.json", big, {"N": 448, "S": 4})
+
+
+def test_unary_minus_paired_and_doubling_bounds(tmp_path):
+    """for (j = -R; j <= R; j++) runs 2R + 1 times (it was recorded as R .. R, one trip); i++, j--
+    in a step and s *= 2 are counted from their bounds, exactly at other sizes."""
+    instrumented, plain = build(REAL / "bounds.c", tmp_path)
+    text = (tmp_path / "build" / "bounds.perfeq.c").read_text()
+    for hook in (r"LE\(\d+, \(-R\), \(R\), 1\)", r"LE\(\d+, \(-\(R \+ 1\)\), \(R\), 1\)",
+                 r"LT\(\d+, \(0\), \(n - 1\), 2\)", r"LE\(\d+, \(0\), \(n\), 3\)"):
+        assert re.search("PERFEQ_TRIPS_" + hook, text), hook
+    iterations = int(same_output(instrumented, plain, 201))
+    assert iterations == 201 * (7 + 5 + 8) + 100 + 68 + 8
+    small = [trace(instrumented, tmp_path / "a.trace", 20), trace(instrumented, tmp_path / "b.trace", 31)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert not json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 201), {"n": 201})
+
+
+def test_a_model_that_does_not_reproduce_its_runs_says_so(tmp_path, capsys):
+    """A data trip count no form fits: the self-check warns, naming the loop, in perfeq model, in
+    the model file and again in perfeq predict; with three traces it prints the leave-one-out."""
+    instrumented, plain = build(REAL / "selfcheck.c", tmp_path)
+    same_output(instrumented, plain, 10, 2)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", n, 2) for n in (10, 12, 1)]  # (n = 1: log2 n = 0)
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    out = capsys.readouterr()
+    assert "self-check: the model against its 3 training run(s)" in out.out
+    assert "leave-one-out: each run predicted by the model of the others" in out.out
+    warnings = [line for line in out.err.splitlines() if line.startswith("perfeq: warning: ")]
+    assert warnings and "does not reproduce its own run 12.trace: ops" in warnings[0]
+    assert "selfcheck.c:14 loop" in warnings[0]  # the loop responsible, by file and line
+    check = json.loads((tmp_path / "m.json").read_text())["self_check"]
+    assert check["worst_error"] > 0.01 and len(check["held_out"]) == 9
+    profile = tmp_path / "machine.json"
+    assert cli.main(["machine-profile", "--manual", "ops=1e-9", "-o", str(profile)]) == 0
+    capsys.readouterr()
+    assert cli.main(["predict", str(tmp_path / "m.json"), "--machine", str(profile), "n=100", "m=2", "P=1"]) == 0
+    assert "does not reproduce its own run 12.trace" in capsys.readouterr().out
+
+
+def test_a_parameter_without_a_value_in_a_trace_is_named(tmp_path, capsys):
+    instrumented, _ = build(REAL / "selfcheck.c", tmp_path)
+    traces = [trace(instrumented, tmp_path / "a.trace", 10, 3), trace(instrumented, tmp_path / "b.trace", 10)]
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 2
+    line = one_line_error(capsys)
+    assert "b.trace: no value of the parameter m ('m')" in line
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_an_internal_error_is_one_line(monkeypatch, capsys):
+    """A bug of perfeq's: one line naming the command and where, exit 3, no traceback; PERFEQ_DEBUG
+    shows the traceback."""
+    from perfeq.symbolic import model
+
+    def broken(*args, **kwargs):
+        raise ValueError("something impossible")
+
+    monkeypatch.setattr(model, "build_model", broken)
+    monkeypatch.delenv("PERFEQ_DEBUG", raising=False)
+    assert cli.main(["model", "x.trace"]) == 3
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err
+    assert lines[0].startswith("perfeq: internal error in model: test_real_programs.py:")
+    assert "ValueError: something impossible; please report it" in lines[0]
+    monkeypatch.setenv("PERFEQ_DEBUG", "1")
+    with pytest.raises(ValueError):
+        cli.main(["model", "x.trace"])
+
+
+def test_fallback_forms_without_a_value_are_skipped():
+    """n / log2 n has no value at n = 1 (complex infinity): a fit skips the form, not a TypeError."""
+    import sympy as sp
+
+    from perfeq.symbolic.counts.base import _finite
+
+    assert _finite(sp.zoo) is None and _finite(sp.nan) is None and _finite(sp.I) is None
+    assert _finite(sp.Rational(3, 2)) == 1.5
+
