@@ -51,7 +51,7 @@ PRELUDE = "typedef char *__builtin_va_list;\n"
 # Flags of the user's compile line that matter to preprocessing (the rest are dropped).
 _PP_FLAG_WITH_ARG = ("-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-imacros")
 _PP_FLAG_ALONE = ("-fopenmp", "-fopenmp-simd", "-pthread", "-ansi", "-nostdinc")
-_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"')
+_LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"((?:\s+\d)*)')
 
 
 def preprocessor_flags(flags: list[str]) -> list[str]:
@@ -75,6 +75,7 @@ class Preprocessed:
     text: str  # the preprocessed text pycparser parses
     marker_name: str  # the name the line markers give the main file
     active_lines: set[int]  # original lines that produced output in this build
+    user_headers: frozenset[str] = frozenset()  # the included files of the program's own (see _scan_markers)
 
 
 def read_source(path: Path) -> tuple[str, str]:
@@ -122,9 +123,12 @@ def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str 
 
 
 def _scan_markers(text: str, path: str) -> Preprocessed:
+    """The main file's name in the line markers, its lines that produced output, and the headers
+    of the program's own: not system headers (flag 3), in the source's folder or the working one."""
     marker_name = None
     current, line = None, 0
     active: set[int] = set()
+    headers: set[str] = set()
     for raw in text.split("\n"):
         marker = _LINE_MARKER.match(raw)
         if marker:
@@ -132,11 +136,23 @@ def _scan_markers(text: str, path: str) -> Preprocessed:
             current = marker.group(2)
             if marker_name is None and Path(current).name == Path(path).name:
                 marker_name = current
+            elif "3" not in marker.group(3).split() and not current.startswith("<"):
+                headers.add(current)
             continue
         if current == marker_name and raw.strip():
             active.add(line)
         line += 1
-    return Preprocessed(text=text, marker_name=marker_name or path, active_lines=active)
+    homes = (Path(path).resolve().parent, Path.cwd().resolve())
+    own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
+    return Preprocessed(text=text, marker_name=marker_name or path, active_lines=active, user_headers=own)
+
+
+def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return False
+    return resolved.is_file() and any(resolved.is_relative_to(folder) for folder in folders)
 
 
 def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.FileAST:

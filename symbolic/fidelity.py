@@ -46,13 +46,13 @@ class KeyCheck:
     def error(self) -> float:
         return _relative(self.modelled, self.measured)
 
-    def warning(self) -> str | None:
-        """A one-line warning when the key is off in total (or, softer, on one rank)."""
-        if abs(self.error) > TOLERANCE:
-            blame = "; ".join(self.culprits) or "no single block"
-            return (f"the model does not reproduce its own run {self.trace}: {self.key} {self.modelled:.6g} "
-                    f"vs {self.measured:.6g} measured ({self.error:+.1%}); largest differences: {blame}")
-        return None
+    @property
+    def off(self) -> bool:
+        """Off by more than the tolerance in total over the ranks."""
+        return abs(self.error) > TOLERANCE
+
+    def describe(self) -> str:
+        return f"{self.key} {self.modelled:.6g} vs {self.measured:.6g} measured ({self.error:+.1%})"
 
 
 @dataclass
@@ -63,8 +63,16 @@ class Fidelity:
     held_out: list[dict[str, Any]] = field(default_factory=list)  # trace, key, predicted, measured, error
 
     def warnings(self) -> list[str]:
-        found = [c.warning() for c in self.checks]
-        return [w for w in found if w]
+        """One line per training run the model does not reproduce: the keys off, and the blocks
+        responsible for the first of them (ops before its kinds, messages, bytes), largest first."""
+        lines = []
+        for trace in dict.fromkeys(c.trace for c in self.checks):
+            off = [c for c in self.checks if c.trace == trace and c.off]
+            if off:
+                blame = "; ".join(off[0].culprits) or "no single block"
+                lines.append(f"the model does not reproduce its own run {trace}: "
+                             f"{', '.join(c.describe() for c in off)}; largest differences in {off[0].key}: {blame}")
+        return lines
 
     def worst(self) -> float:
         return max((abs(c.error) for c in self.checks), default=0.0)
@@ -122,7 +130,7 @@ def _check_key(model, run: RunObservation, trace: str, key: str, values: dict[st
     if errors:
         check.worst_rank = int(np.argmax(errors))
         check.worst_rank_error = float(_relative(by_rank[check.worst_rank], run_by_rank[check.worst_rank]))
-    if abs(check.error) > TOLERANCE:
+    if check.off:
         check.culprits = _culprits(model, run, key, values, measured)
     return check
 

@@ -42,10 +42,12 @@ class Insertion:
 class UnitCollector:
     """Collects the descriptors and insertions of one unit."""
 
-    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str):
+    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
+                 user_headers: frozenset[str] = frozenset()):
         self.ast = ast
         self.src = source
         self.marker = marker_name
+        self.user_headers = user_headers  # functions declared there are the program's (other units)
         self.display = display
         self.insertions: list[Insertion] = []
         self.warnings: list[str] = []
@@ -131,8 +133,14 @@ class UnitCollector:
             self._fields_of(ext.type)
             if ext.name:
                 self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
-                if isinstance(ext.type, c_ast.FuncDecl) and self.in_main(ext):
+                if isinstance(ext.type, c_ast.FuncDecl) and (self.in_main(ext) or self._program_header(ext)):
                     self.user_functions.add(ext.name)
+
+    def _program_header(self, decl: c_ast.Decl) -> bool:
+        """A prototype in a header of the program's own (a function another unit defines: its calls
+        are announced like this file's; MPI's are MPI calls)."""
+        return (decl.coord is not None and decl.coord.file in self.user_headers
+                and not decl.name.startswith(("MPI_", "PMPI_", "omp_")))
 
     def _fields_of(self, node: c_ast.Node) -> None:
         while isinstance(node, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):

@@ -186,6 +186,54 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return perfeq__rc;
 }
 
+/* send; messages: point-to-point */
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Bsend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* send; messages: point-to-point */
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Rsend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* sendrecv; messages: point-to-point */
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv_replace", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
 /* isend; messages: point-to-point */
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -197,6 +245,38 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Isend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* isend; messages: point-to-point */
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Issend", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1);
+    return perfeq__rc;
+}
+
+/* isend; messages: point-to-point */
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Irsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1);
     return perfeq__rc;

@@ -166,3 +166,37 @@ def test_fallback_forms_without_a_value_are_skipped():
     assert _finite(sp.zoo) is None and _finite(sp.nan) is None and _finite(sp.I) is None
     assert _finite(sp.Rational(3, 2)) == 1.5
 
+
+
+def test_a_program_in_two_units_with_a_halo_only_when_p_exceeds_1(tmp_path):
+    """Calls across units are announced (the prototype is in the program's own header), so the
+    solver's loops and messages are symbolic; traces at P = 1 and 2 combine (the exchange under
+    if (size > 1) is modelled from the P = 2 runs, with its condition on P): exact at 8x, P = 4."""
+    folder = REAL / "multifile"
+    mpicc = find_mpi().mpicc
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", mpicc, "-O1", str(folder / "main.c"),
+                     str(folder / "solver.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int, name: str) -> Path:
+        path = tmp_path / name
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
+        return path
+
+    small = [run(2, 400, "a.trace"), run(2, 800, "b.trace"), run(1, 400, "c.trace")]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    model = load_model(tmp_path / "m.json")
+    assert "P > 1" in str(model.totals()["bytes"])  # the halo, only with more than one process
+    assert_exact(tmp_path / "m.json", run(4, 6400, "big.trace"), {"n": 6400})
+    big = measured_counts(from_trace(tmp_path / "big.trace"))["total"]
+    assert big["bytes"] == 4 * (3 * 400 * 8 + 3 * 8 * 2)  # the Sendrecv_replace and the allreduce
+
+
+def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
+                     str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
+    err = capsys.readouterr().err
+    assert "uncounted.c:8:5: warning: MPI_Ibarrier is not counted" in err
+    assert "MPI_Wait" not in err
