@@ -119,6 +119,18 @@ class CommDescriptor:
 
 
 @dataclass(frozen=True)
+class DatatypeDescriptor:
+    """An MPI derived datatype built in the source: ``MPI_Type_vector(ny, 1, nx + 2, MPI_DOUBLE, &column)``."""
+
+    name: str  # the new type's variable, as a canonical lvalue (grid->column -> grid.column)
+    function: int
+    line: int
+    constructor: str  # MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_subarray, ...
+    args: list[str]  # the call's arguments, as written
+    loop: int | None
+
+
+@dataclass(frozen=True)
 class CallDescriptor:
     id: int
     function: int  # the caller
@@ -198,6 +210,7 @@ class UnitDescriptors:
     calls: list[CallDescriptor] = field(default_factory=list)
     shapes: list[ArrayShape] = field(default_factory=list)
     params: list[ParamDescriptor] = field(default_factory=list)
+    datatypes: list[DatatypeDescriptor] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -212,7 +225,7 @@ class UnitDescriptors:
 _RECORDS: dict[str, type] = {
     "functions": FunctionDescriptor, "blocks": BlockDescriptor, "loops": LoopDescriptor,
     "conds": CondDescriptor, "regions": RegionDescriptor, "comms": CommDescriptor, "calls": CallDescriptor,
-    "shapes": ArrayShape, "params": ParamDescriptor,
+    "shapes": ArrayShape, "params": ParamDescriptor, "datatypes": DatatypeDescriptor,
 }
 
 

@@ -32,6 +32,9 @@ _QUIET_MPI = re.compile(r"MPI_(Comm_|Type_|Group_|Cart_|Dims_|Graph|Op_|Info_|Er
                         r"Win_free|File_|Wtime|Wtick|Abort|Get_|Test|Wait|Probe|Iprobe|Initialized|Finalized|"
                         r"Query_thread|Is_thread_main|Status_|Request_|Buffer_|Address|Alloc_mem|Free_mem|Pack|"
                         r"Unpack|Cancel|Start|Pcontrol|Topo_test|Add_error|Free_)")
+# derived datatypes whose size the symbolic stage derives from their construction
+DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector",
+                         "MPI_Type_create_subarray")
 ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
@@ -125,6 +128,12 @@ class CallSites:
                 symbol = "P" if kind == "mpi_size" else "rank"
                 if args[0].strip() == "MPI_COMM_WORLD":
                     self.param(call, variable, symbol, kind, call)
+        if name in DATATYPE_CONSTRUCTORS and args:
+            new_type = lvalue_path(call.args.exprs[-1]) if call.args else None
+            if new_type:
+                self.u.unit.datatypes.append(d.DatatypeDescriptor(
+                    name=new_type, function=self.index, line=call.coord.line, constructor=name, args=args,
+                    loop=self.loop))
         if spec is None:
             if not _QUIET_MPI.match(name):
                 self.u.warn(call.coord.line, call.coord.column, f"{name} is not counted: the messages it sends are "

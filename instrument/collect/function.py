@@ -17,7 +17,7 @@ from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
 from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import Regions
-from perfeq.instrument.collect.walk import arrays, find
+from perfeq.instrument.collect.walk import arrays, find, generate, lvalue_path
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
@@ -258,6 +258,12 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         if node.init is not None:
             self.add_ops(self.counter().count(node.init), node.init)
             self.expressions(node.init, target=node.name)
+            if node.name and isinstance(node.type, c_ast.ArrayDecl) and isinstance(node.init, c_ast.InitList):
+                for index, value in enumerate(node.init.exprs):  # int sizes[2] = {ny + 2, nx + 2}
+                    if not isinstance(value, (c_ast.InitList, c_ast.NamedInitializer)):
+                        self.assignments.append(d.Assignment(
+                            variable=f"{node.name}[{index}]", op="=", text=generate(value), line=node.coord.line,
+                            block=self.block_id, loop=self.loop))
             if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
                 text = self.init_text(node)
                 if text is not None:
@@ -294,7 +300,10 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.u.insert(self._stmt_end, " " + text)
 
     def record_assignment(self, node: c_ast.Node) -> None:
-        if not (isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID)):
+        """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``: what resolution may use (by the
+        lvalue's canonical spelling, perfeq.arguments.canonical_lvalue)."""
+        path = lvalue_path(node.lvalue) if isinstance(node, c_ast.Assignment) else None
+        if path is None or isinstance(node.lvalue, c_ast.UnaryOp):
             return
         start = self.u.tok(node)
         if start is None:
@@ -304,7 +313,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             end = self.src.scan_to(op + 1, (";", ",", ")"))
         except SourceError:
             return
-        self.assignments.append(d.Assignment(variable=node.lvalue.name, op=node.op,
+        self.assignments.append(d.Assignment(variable=path, op=node.op,
                                              text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
                                              block=self.block_id, loop=self.loop))
 

@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
+from perfeq.arguments import canonical_lvalue
 from perfeq.instrument.descriptors import CommDescriptor
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
@@ -125,6 +126,42 @@ def type_size(datatype: str | None) -> sp.Integer | None:
     return None
 
 
+def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> sp.Expr | None:
+    """The size in bytes of an MPI datatype: a basic one by name; a derived one from its
+    construction in the unit (``MPI_Type_vector(ny, 1, nx + 2, MPI_DOUBLE, &column)``: ny * 1 * 8),
+    in the function of the call if it builds the type there.  None when it cannot be told."""
+    basic = type_size(datatype.strip()) if datatype else None
+    name = canonical_lvalue(datatype) if datatype and basic is None else None
+    if basic is not None or name is None or depth > 4:
+        return basic
+    built = [t for t in resolver.unit.data.datatypes if t.name == name]
+    here = [t for t in built if t.function == resolver.function]
+    if len(here or built) != 1:
+        return None  # not built in this unit, or built in several places
+    made = (here or built)[0]
+    at = Resolver(resolver.unit, made.function, made.loop, made.line, resolver.param_symbols)
+    args = made.args
+    try:
+        if made.constructor == "MPI_Type_contiguous" and len(args) == 3:
+            elements = to_sympy(args[0], at)
+        elif made.constructor in ("MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector") and len(args) == 5:
+            elements = to_sympy(args[0], at) * to_sympy(args[1], at)
+        elif made.constructor == "MPI_Type_create_subarray" and len(args) == 7:
+            ndims = to_sympy(args[0], at)
+            if not ndims.is_Integer:
+                return None
+            elements = sp.Mul(*(to_sympy(f"({args[2]})[{i}]", at) for i in range(int(ndims))))
+        else:
+            return None
+    except Unresolved:
+        return None
+    old = datatype_bytes(args[-2], at, depth + 1)
+    size = None if old is None else sp.sympify(elements * old)
+    if size is None or size.free_symbols - {P, RANK, *_size_symbols(resolver)}:
+        return None  # (built from another function's parameters)
+    return size
+
+
 def summed_bytes(comm: CommDescriptor, elements: sp.Expr) -> sp.Expr:
     """Bytes one call of an array-count call site sends, from the elements of the whole array.
 
@@ -161,7 +198,9 @@ def _block_bytes(comm: CommDescriptor, resolver: Resolver, records: list, notes:
     calls = sum(r.calls for r in records)
     elements = sum(r.elements for r in records)
     measured_bytes = sum(r.bytes for r in records)
-    size = sp.Rational(measured_bytes, elements) if elements else type_size(comm.datatype)
+    size = datatype_bytes(comm.datatype, resolver)  # a derived type's size from its construction
+    if size is None:
+        size = sp.Rational(measured_bytes, elements) if elements else type_size(comm.datatype)
     if comm.count is None:
         return sp.Integer(0)
     try:

@@ -308,9 +308,9 @@ def test_canonical_loops(outcomes: dict[str, Outcome]) -> None:
     assert (down.init, down.op, down.bound, down.stride) == ("N - 1", ">=", "0", "-(STEP)")
     assert down.depends == []
     two_vars = loop_at(unit, line_of(source, "for (int m = 0"))
-    # the bound moves too (m++, n--): no single stride describes the trip count
+    # the bound moves too (m++, n--): m runs toward n's first value at the difference of the strides
     assert (two_vars.var, two_vars.init, two_vars.bound, two_vars.step, two_vars.stride) == \
-        ("m", "0", "n", "m++, n--", None)
+        ("m", "0", "2", "m++, n--", "2")
 
 
 def test_triangular_loop_has_its_parent(outcomes: dict[str, Outcome]) -> None:

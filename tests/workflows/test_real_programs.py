@@ -200,3 +200,20 @@ def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "uncounted.c:8:5: warning: MPI_Ibarrier is not counted" in err
     assert "MPI_Wait" not in err
+
+
+def test_message_sizes_from_derived_datatypes_array_elements_and_struct_fields(tmp_path):
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-O1",
+                     str(REAL / "datatypes.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int, name: str) -> Path:
+        path = tmp_path / name
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
+        return path
+
+    small = [run(2, 16, "a.trace"), run(2, 32, "b.trace")]
+    assert cli.main(["model", *map(str, small), "--param", "N=g.nx", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", run(4, 128, "big.trace"), {"N": 128})

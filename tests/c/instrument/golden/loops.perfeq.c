@@ -4,7 +4,7 @@
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
     { "find", 22, 2 },
-    { "main", 113, 16 }
+    { "main", 113, 17 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -60,9 +60,9 @@ int main(void)
         if (PERFEQ_BRANCH(65, (++k > 20)))
             {  PERFEQ_BLOCK(83); break; }
     } } PERFEQ_BLOCK(84); 
-    { PERFEQ_LOOP_ENTER(85); PERFEQ_VALUE(13, (0)); for (int m = 0, n = 2; m < n; m++, n--) {  PERFEQ_BLOCK(86); count++; } } PERFEQ_BLOCK(87); 
+    { PERFEQ_LOOP_ENTER(85); PERFEQ_VALUE(13, (0)); PERFEQ_VALUE(14, (2)); PERFEQ_TRIPS_LT(86, (0), (2), 2); for (int m = 0, n = 2; m < n; m++, n--) { count++; } } PERFEQ_BLOCK(87); 
     k = N;
-    { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(14, (0)); PERFEQ_VALUE(15, (k)); for (i = 0; i < k; i++)
+    { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(15, (0)); PERFEQ_VALUE(16, (k)); for (i = 0; i < k; i++)
         {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, (i == 5)))
             {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
     { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 
