@@ -32,6 +32,8 @@ _QUIET_MPI = re.compile(r"MPI_(Comm_|Type_|Group_|Cart_|Dims_|Graph|Op_|Info_|Er
                         r"Win_free|File_|Wtime|Wtick|Abort|Get_|Test|Wait|Probe|Iprobe|Initialized|Finalized|"
                         r"Query_thread|Is_thread_main|Status_|Request_|Buffer_|Address|Alloc_mem|Free_mem|Pack|"
                         r"Unpack|Cancel|Start|Pcontrol|Topo_test|Add_error|Free_)")
+# readers of input files: the index of their first output argument
+SCANNERS = {"scanf": 1, "fscanf": 2, "sscanf": 2}
 # derived datatypes whose size the symbolic stage derives from their construction
 DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector",
                          "MPI_Type_create_subarray")
@@ -69,6 +71,8 @@ class CallSites:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
                 self.argv_param(node, call, name, lvalue)
+            if name in SCANNERS and self.loop is None:
+                self.input_params(node, call, name)
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
         for ternary in ternaries(node):
@@ -246,6 +250,19 @@ class CallSites:
         if lvalue:
             path, text = lvalue
             self.param(stmt, path, symbol_of(path), "argv", call, text)
+
+    def input_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
+        """``fscanf(in, "%d %d", &nx, &cfg.steps)`` outside loops: sizes read from an input file
+        (or a line of one) are candidates too; those no count depends on are not promoted."""
+        args = call.args.exprs if call.args else []
+        first = SCANNERS[name]
+        if name == "sscanf" and args and mentions_argv(args[0]):
+            return  # argv_param's
+        for extra in args[first:]:
+            path = lvalue_path(extra) if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" else None
+            typ = self.scope.lookup(path) if path and path.isidentifier() else None
+            if path and (typ is None or (typ.depth == 0 and not typ.struct)):
+                self.param(stmt, path, symbol_of(path), "input", call, generate(extra.expr))
 
     def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall,
               access: str | None = None) -> None:

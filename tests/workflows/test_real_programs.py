@@ -217,3 +217,17 @@ def test_message_sizes_from_derived_datatypes_array_elements_and_struct_fields(t
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
     assert_exact(tmp_path / "m.json", run(4, 128, "big.trace"), {"N": 128})
+
+
+def test_sizes_read_from_an_input_file(tmp_path):
+    instrumented, plain = build(REAL / "inputfile.c", tmp_path)
+    inputs = []
+    for n, steps in ((100, 3), (200, 3), (800, 5)):
+        inputs.append(tmp_path / f"in{n}")
+        inputs[-1].write_text(f"{n} {steps} abc\n")
+    same_output(instrumented, plain, inputs[2])
+    small = [trace(instrumented, tmp_path / f"{i}.trace", inputs[i]) for i in (0, 1)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"cfg_n", "steps"}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", inputs[2]),
+                 {"cfg_n": 800, "steps": 5})
