@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import numpy as np
 import sympy as sp
 
 from perfeq.instrument.descriptors import CondDescriptor
@@ -249,6 +250,8 @@ def _number(expr: sp.Expr, values: dict) -> float | None:
     """Numeric value of an expression (implemented functions included), or None."""
     try:
         fn = sp.lambdify(list(values), expr, modules="numpy")
-        return float(fn(*values.values()))
+        with np.errstate(all="ignore"):
+            number = float(fn(*values.values()))
+        return number if math.isfinite(number) else None
     except (TypeError, ValueError, NameError, ZeroDivisionError):
         return None
