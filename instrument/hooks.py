@@ -137,9 +137,10 @@ def cond(slot: int, where: str) -> Wrapper:
     return _opener("PERFEQ_COND", slot, where=where) + "(", "))"
 
 
-def called(site: int, callee: str) -> Wrapper:
-    """Around a call of one of the file's functions: the call site."""
-    return _opener("PERFEQ_CALLED", UNIT, site, f'"{callee}"'), ")"
+def called(site: int, callee: str | None) -> Wrapper:
+    """Around a call of one of the program's functions: the call site (``callee`` None: a call
+    through a function pointer, which the next instrumented function entered takes)."""
+    return _opener("PERFEQ_CALLED", UNIT, site, f'"{callee}"' if callee else "0"), ")"
 
 
 def mpi(site: int) -> Wrapper:

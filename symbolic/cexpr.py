@@ -182,6 +182,7 @@ def _is_integer(value: sp.Expr) -> bool:
 
 
 def _as_bool(value: sp.Expr) -> sp.Basic:
-    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+    """A C value as a condition (non-zero); a symbol is a number here (sympy takes it for a Boolean)."""
+    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)) and not value.is_Symbol:
         return value
     return sp.Ne(value, 0)

@@ -57,6 +57,7 @@ class CallSites:
         for call in calls(node):
             name = callee(call)
             if name is None:
+                self.pointer_call(call)
                 continue
             self.argv_by_reference(node, call)
             if name in self.u.user_functions:
@@ -120,6 +121,30 @@ class CallSites:
             id=site, function=self.index, callee=name, line=call.coord.line, col=call.coord.column, args=args,
             block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
         ))
+
+    def pointer_call(self, call: c_ast.FuncCall) -> None:
+        """``sim->pot->force(sim)``: a call through a function pointer in a struct, announced
+        without a name (the runtime gives it to the next instrumented function entered), so that
+        the callee's context has its call site and its counts their arguments."""
+        if not isinstance(call.name, c_ast.StructRef):
+            return
+        start = self.u.tok(call.name)
+        if start is None:
+            return
+        try:
+            open_ = self.src.scan_to(start, ("(", ";", "{", "}"))
+            if self.src.tokens[open_].text != "(" or \
+                    self.src.text_of(start, open_ - 1).replace(" ", "") != generate(call.name).replace(" ", ""):
+                return
+            close = self.src.match_bracket(open_)
+        except SourceError:
+            return
+        args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
+        site = len(self.u.unit.calls)
+        self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, None))
+        self.u.unit.calls.append(d.CallDescriptor(
+            id=site, function=self.index, callee=generate(call.name), line=call.coord.line, col=call.coord.column,
+            args=args, block=self.block_id, loop=self.loop, instrumented=True, header=None))
 
     def mpi_call(self, call: c_ast.FuncCall, name: str) -> None:
         spec = self.u._mpi_calls.get(name)

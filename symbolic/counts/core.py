@@ -210,7 +210,10 @@ class CountModel(LoopTrips, Branches, CommCounts):
                 subs[symbol] = to_sympy(arg, resolver)
             except Unresolved as exc:
                 subs[symbol] = self._data_argument(ctx, callee, name, arg, exc)
-        expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
+        try:
+            expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
+        except (TypeError, ValueError) as exc:  # an argument that makes no sense where it is used
+            raise Unresolved(f"the arguments of the call at line {call.line}: {exc}".replace("\n", " ")) from None
         while loop_id is not None:
             loop = punit.loops[loop_id]
             expr = self._sum_over(parent, punit, loop, expr)

@@ -231,3 +231,15 @@ def test_sizes_read_from_an_input_file(tmp_path):
     assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"cfg_n", "steps"}
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", inputs[2]),
                  {"cfg_n": 800, "steps": 5})
+
+
+def test_a_kernel_called_through_a_function_pointer(tmp_path):
+    instrumented, plain = build(REAL / "fnpointer.c", tmp_path)
+    same_output(instrumented, plain, 400)
+    assert "PERFEQ_CALLED(perfeq__unit, 0, 0, sim.pot->force(&sim))" in \
+        (tmp_path / "build" / "fnpointer.perfeq.c").read_text()
+    small = [trace(instrumented, tmp_path / "a.trace", 50), trace(instrumented, tmp_path / "b.trace", 100)]
+    assert cli.main(["model", *map(str, small), "--param", "N=sim.n", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and set(data["parameters"]) == {"N"}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 400), {"N": 400})
