@@ -103,10 +103,13 @@ class LoopPlanning:
         flags, warnings = _loop_flags(node, kind, form, self.has_goto)
         under_omp = any(p.string.split()[:1] == ["omp"] for p in pragmas)  # its header must stay canonical
         evaluable = []  # init and bound can be evaluated before the loop without side effects
+        recorded = []  # those worth recording at each entry: not constants (no names once preprocessed)
         init_names = _assigned_names(node.init) if kind == "for" else set()
         for key, text, expr in (("init", form.init, _init_expr(node, form.var)), ("bound", form.bound, _bound_expr(node))):
             if text and expr is not None and _safe_to_evaluate(expr, counter) and not (names(expr) & init_names):
                 evaluable.append((key, text))
+                if names(expr) - self.u.enumerators():
+                    recorded.append((key, text))
         trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and not omp and not flags)
         return LoopPlan(
             kind=kind, header=header, form=form,
@@ -115,7 +118,7 @@ class LoopPlanning:
             parallel_pragma=omp[-1] if omp and OMP_PARALLEL.match(omp[-1].string) else None,
             wrap_start=self.loop_wrap_start(start, pragmas),
             entry_where=self.where if self.parallel else None,
-            values=tuple(evaluable) if not self.parallel and not omp else (),
+            values=tuple(recorded) if not self.parallel and not omp else (),
             # how predictable its exits are (a loop that runs a few times, differently each time,
             # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
             # an OpenMP pragma (its condition must stay canonical), not for a constant condition

@@ -71,7 +71,7 @@ def test_loop_counts_and_values(tmp_path: Path) -> None:
     (main,) = contexts(trace, "main")
     fill_entry, fill_body, fill_values = loop_slots(unit, line_of(source, "for (i = 0; i < N; i++)"))
     assert (main.counters[fill_entry], main.counters[fill_body]) == (1, 16)
-    assert main.values[fill_values["bound"]].first == 16 and main.values[fill_values["init"]].first == 0
+    assert fill_values == {}  # constant bounds (0 and the macro N) are not recorded at each entry
     outer_entry, outer_body, _ = loop_slots(unit, line_of(source, "for (i = 0; i < N; i++)", 1))
     inner_entry, inner_body, inner_values = loop_slots(unit, line_of(source, "for (j = 0; j < i; j++)"))
     assert main.counters[outer_body] == 16 and main.counters[inner_entry] == 16

@@ -5,7 +5,7 @@
 static const perfeq_func_t perfeq__funcs[3] = {
     { "classify", 60, 0 },
     { "days", 9, 0 },
-    { "main", 52, 2 }
+    { "main", 52, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -55,7 +55,7 @@ static int days(int month)
 int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 2) 
     int i, total = 0, odd = 0;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (-2)); PERFEQ_VALUE(1, (15)); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
         printf("%d %s %d\n", i, PERFEQ_CALLED(perfeq__unit, 0, "classify", classify(i)), PERFEQ_CALLED(perfeq__unit, 1, "days", days(i)));
         total += PERFEQ_COND(2, (i > 5)) ? i : (PERFEQ_COND(4, (i < 0)) ? -i : 0);
         odd += PERFEQ_COND(6, ((i % 2))) ? 1 : 0;

@@ -3,8 +3,8 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "find", 22, 2 },
-    { "main", 113, 17 }
+    { "find", 22, 1 },
+    { "main", 113, 2 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -22,7 +22,7 @@ static perfeq_unit_t perfeq__unit
 static int find(const int *a, int n, int key)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
     int i;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (n)); for (i = 0; i < n; i++)
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (n)); for (i = 0; i < n; i++)
         {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
             {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
     return -1;
@@ -32,24 +32,24 @@ int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
     int a[N];
     int i, j, k, sum = 0, count = 0;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (N)); PERFEQ_TRIPS_LT(1, (0), (N), 1); for (i = 0; i < N; i++)
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (0), (N), 1); for (i = 0; i < N; i++)
         { a[i] = i * i; } } PERFEQ_BLOCK(2); 
-    { PERFEQ_LOOP_ENTER(3); PERFEQ_VALUE(2, (0)); PERFEQ_VALUE(3, (N)); PERFEQ_TRIPS_LT(4, (0), (N), 1); for (i = 0; i < N; i++)
-        { { PERFEQ_LOOP_ENTER(5); PERFEQ_VALUE(4, (0)); PERFEQ_VALUE(5, (i)); PERFEQ_TRIPS_LT(6, (0), (i), 1); for (j = 0; j < i; j++)
+    { PERFEQ_LOOP_ENTER(3); PERFEQ_TRIPS_LT(4, (0), (N), 1); for (i = 0; i < N; i++)
+        { { PERFEQ_LOOP_ENTER(5); PERFEQ_VALUE(0, (i)); PERFEQ_TRIPS_LT(6, (0), (i), 1); for (j = 0; j < i; j++)
             { sum += a[j]; } } } } PERFEQ_BLOCK(7); 
-    { PERFEQ_LOOP_ENTER(8); PERFEQ_VALUE(6, (N - 1)); PERFEQ_VALUE(7, (0)); for (i = N - 1; i >= 0; i -= STEP)
+    { PERFEQ_LOOP_ENTER(8); for (i = N - 1; i >= 0; i -= STEP)
         {  PERFEQ_BLOCK(9); sum -= a[i]; } } PERFEQ_BLOCK(10); 
     i = 0;
-    { PERFEQ_LOOP_ENTER(11); PERFEQ_VALUE(8, (N)); while (i < N)
+    { PERFEQ_LOOP_ENTER(11); while (i < N)
         {  PERFEQ_BLOCK(12); i += 3; } } PERFEQ_BLOCK(13); 
     k = 100;
-    { PERFEQ_LOOP_ENTER(14); PERFEQ_VALUE(9, (3)); do
+    { PERFEQ_LOOP_ENTER(14); do
         {  PERFEQ_BLOCK(15); k /= 2; }
     while (k > 3); } PERFEQ_BLOCK(16); 
-    { PERFEQ_LOOP_ENTER(17); PERFEQ_VALUE(10, (5)); do { PERFEQ_BLOCK(18); 
+    { PERFEQ_LOOP_ENTER(17); do { PERFEQ_BLOCK(18); 
         count++;
     } while (count < 5); } PERFEQ_BLOCK(19); 
-    { PERFEQ_LOOP_ENTER(20); PERFEQ_VALUE(11, (0)); PERFEQ_VALUE(12, (N)); for (i = 0; i < N; i++) { PERFEQ_BLOCK(21); 
+    { PERFEQ_LOOP_ENTER(20); for (i = 0; i < N; i++) { PERFEQ_BLOCK(21); 
         if (PERFEQ_BRANCH(22, (i % 3 == 0)))
             {  PERFEQ_BLOCK(40); continue; } PERFEQ_BLOCK(41); 
         if (PERFEQ_BRANCH(42, (i > 12)))
@@ -60,9 +60,9 @@ int main(void)
         if (PERFEQ_BRANCH(65, (++k > 20)))
             {  PERFEQ_BLOCK(83); break; }
     } } PERFEQ_BLOCK(84); 
-    { PERFEQ_LOOP_ENTER(85); PERFEQ_VALUE(13, (0)); PERFEQ_VALUE(14, (2)); PERFEQ_TRIPS_LT(86, (0), (2), 2); for (int m = 0, n = 2; m < n; m++, n--) { count++; } } PERFEQ_BLOCK(87); 
+    { PERFEQ_LOOP_ENTER(85); PERFEQ_TRIPS_LT(86, (0), (2), 2); for (int m = 0, n = 2; m < n; m++, n--) { count++; } } PERFEQ_BLOCK(87); 
     k = N;
-    { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(15, (0)); PERFEQ_VALUE(16, (k)); for (i = 0; i < k; i++)
+    { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(1, (k)); for (i = 0; i < k; i++)
         {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, (i == 5)))
             {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
     { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 

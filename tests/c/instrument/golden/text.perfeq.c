@@ -3,7 +3,7 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "tricky", 22, 2 },
+    { "tricky", 22, 1 },
     { "main", 0, 0 }
 };
 static perfeq_unit_t perfeq__unit
@@ -27,7 +27,7 @@ static int tricky(int n)
     const char *text = "if (x) { y; } else { z; }";
     char open = '{', close = '}', semi = ';';
     // a line comment: for (;;) { while (1); }
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (0)); PERFEQ_VALUE(1, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
 #ifdef NEVER_DEFINED_IN_THIS_BUILD
         s -= 1000;
         if (s) {
