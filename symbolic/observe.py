@@ -48,11 +48,12 @@ class ContextObservation:
 @dataclass
 class RunObservation:
     source: str  # the trace it came from
-    params: dict[str, float]  # program variable -> value recorded by PERFEQ_PARAM
+    params: dict[str, float]  # program variable -> value recorded by PERFEQ_PARAM (the first rank's)
     nranks: int
     threads: int
     units: dict[str, UnitDescriptors]  # descriptor path -> its descriptors
     roots: list[ContextObservation]
+    rank_params: dict[str, list[float | None]] = field(default_factory=dict)  # variable -> value on each rank
 
     def contexts(self):
         stack = list(self.roots)
@@ -79,11 +80,13 @@ def from_trace(path: str | Path) -> RunObservation:
         raise ModelError(f"{path}: the trace holds no rank")
     units: dict[str, UnitDescriptors] = {}
     params: dict[str, float] = {}
+    rank_params: dict[str, list[float | None]] = {}
     threads = 1
-    for rank_no in sorted(trace.ranks):
+    for index, rank_no in enumerate(sorted(trace.ranks)):
         rank = trace.ranks[rank_no]
         threads = max(threads, int(rank.header.get("nthreads") or 1))
         for name, value in rank.params.items():
+            rank_params.setdefault(name, [None] * len(trace.ranks))[index] = value
             if value is not None:
                 params.setdefault(name, value)
         for unit in rank.units.values():
@@ -91,7 +94,7 @@ def from_trace(path: str | Path) -> RunObservation:
                 units[unit.descriptors] = load_descriptors(unit.descriptors)
     graph = CallGraph.from_trace(trace)
     roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
-    return RunObservation(str(path), params, trace.nranks, threads, units, roots)
+    return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params)
 
 
 def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObservation | None:

@@ -32,7 +32,7 @@ class Conditionals:
             return None
         evaluated_in = self.block_id
         self.add_ops(self.counter().count(node.cond), node.cond)
-        self._stmt_end = src.tokens[src.statement_end(start)].end
+        self._stmt_end, self._after_condition = src.tokens[src.statement_end(start)].end, True
         self.expressions(node.cond)
         select = self.is_select(node)
         predictor = None if select else self.branch_hook(open_ + 1, close - 1)  # a branch
@@ -93,7 +93,7 @@ class Conditionals:
         end = src.statement_end(start)
         evaluated_in = self.block_id
         self.add_ops(self.counter().count(node.cond))
-        self._stmt_end = src.tokens[end].end
+        self._stmt_end, self._after_condition = src.tokens[end].end, True
         self.expressions(node.cond)
         case_blocks = []
         for item in node.stmt.block_items or []:

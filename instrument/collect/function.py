@@ -40,6 +40,10 @@ class Block:
     arrays: set = field(default_factory=set)
 
 
+# the depth of statements inserted after a statement: inside every brace closed at the same offset
+_AFTER_STATEMENT = 1 << 29
+
+
 class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     """Walks one function: blocks, loops, conditionals, regions, calls, communication, shapes.
 
@@ -70,6 +74,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.has_goto = False
         self._after: tuple[int, int, int | None] = (0, 0, None)
         self._stmt_end: int | None = None  # where statement-level hooks of the current statement go
+        self._after_condition = False  # ... after an if/switch whose condition is being walked
         self._declare_slab = False  # the next block opens a parallel body: declare the thread's slab
         self._slab_active = False  # perfeq__cm is declared in an enclosing scope
 
@@ -231,7 +236,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
 
     def simple(self, node: c_ast.Node) -> None:
         self._ensure_block()
-        self._stmt_end = self.statement_end_offset(node)
+        self._stmt_end, self._after_condition = self.statement_end_offset(node), False
         if isinstance(node, c_ast.Decl):
             self.declaration(node)
         else:
@@ -295,9 +300,15 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         return self.src.tokens[end].end
 
     def after_statement(self, node: c_ast.Node, text: str) -> None:
-        """Insert a statement after the current statement (for a condition: after its if/switch)."""
-        if self._stmt_end is not None:
+        """Insert a statement after the current statement (for a condition: after its if/switch),
+        inside the braces perfeq puts around a branch of one statement (``if (c) n = atoi(s);
+        else ...``: before the ``else``), in the order planned."""
+        if self._stmt_end is None:
+            return
+        if self._after_condition:  # after the whole if/switch, its braces included
             self.u.insert(self._stmt_end, " " + text)
+        else:
+            self.u.insert(self._stmt_end, " " + text, _AFTER_STATEMENT - self.u._seq, closing=True)
 
     def record_assignment(self, node: c_ast.Node) -> None:
         """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``: what resolution may use (by the

@@ -74,7 +74,22 @@ class CountBase:
         for unit in self.units.values():
             for p in unit.params:
                 symbols.setdefault(p.variable, parameter_symbol(p))
+        for variable in symbols:  # parallel->rank, grid.nprocs: the rank and P, whatever set them
+            symbols[variable] = self._rank_or_size(variable) or symbols[variable]
         return symbols
+
+    def _rank_or_size(self, variable: str) -> sp.Symbol | None:
+        """RANK for a candidate whose value is the rank on every rank of every run (one run on
+        several processes tells), P for one that is the process count in runs on different numbers
+        of processes (steps = 2 on 2 processes is not P); else None."""
+        runs = [r for r in (self.run, *self.extra_runs) if variable in r.rank_params]
+        if not runs or all(r.nranks < 2 for r in runs):
+            return None
+        if all(r.rank_params[variable] == list(range(r.nranks)) for r in runs):
+            return RANK
+        if len({r.nranks for r in runs}) > 1 and all(r.rank_params[variable] == [r.nranks] * r.nranks for r in runs):
+            return P
+        return None
 
     def values(self, run: RunObservation, rank: int) -> dict[sp.Symbol, float]:
         """Symbol values of a run for one rank."""

@@ -243,3 +243,31 @@ def test_a_kernel_called_through_a_function_pointer(tmp_path):
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["fallbacks"] == [] and set(data["parameters"]) == {"N"}
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 400), {"N": 400})
+
+
+def test_rank_and_size_kept_in_struct_fields(tmp_path):
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-O1",
+                     str(REAL / "rankfield.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int, name: str) -> Path:
+        path = tmp_path / name
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
+        return path
+
+    small = [run(2, 100, "a.trace"), run(2, 200, "b.trace"), run(1, 100, "c.trace")]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"n"} and data["fallbacks"] == []
+    assert data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", run(4, 800, "big.trace"), {"n": 800})
+
+
+def test_a_parameter_set_in_an_unbraced_branch_before_else(tmp_path):
+    """nx = atoi(argv[++i]); in an if without braces, followed by else: the recording goes inside
+    the branch (it went between the branch and its else, and the build failed)."""
+    instrumented, plain = build(REAL / "options.c", tmp_path)
+    assert same_output(instrumented, plain, "--nx", 7, "--ny", 3, "--in", 2).strip() == "42"
+    small = [trace(instrumented, tmp_path / f"{n}.trace", "--nx", n, "--ny", 3, "--in", 2) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"nx", "ny"}
