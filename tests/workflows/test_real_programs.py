@@ -39,6 +39,21 @@ def same_output(instrumented: Path, plain: Path, *args: object) -> str:
     return outputs[0]
 
 
+def mpi_program(folder: Path, *sources: Path):
+    """``perfeq cc`` of an MPI program's ``sources`` (mpicc -O1); returns ``run(procs, n, name)``,
+    which records ``prog n`` on ``procs`` processes into ``folder/name``."""
+    binary = folder / "prog"
+    assert cli.main(["cc", "--build-dir", str(folder / "build"), "--", find_mpi().mpicc, "-O1",
+                     *map(str, sources), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int, name: str) -> Path:
+        path = folder / name
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
+        return path
+
+    return run
+
+
 def trace(binary: Path, path: Path, *args: object) -> Path:
     assert cli.main(["run", "-o", str(path), "--", str(binary), *map(str, args)]) == 0
     return path
@@ -172,17 +187,7 @@ def test_a_program_in_two_units_with_a_halo_only_when_p_exceeds_1(tmp_path):
     """Calls across units are announced (the prototype is in the program's own header), so the
     solver's loops and messages are symbolic; traces at P = 1 and 2 combine (the exchange under
     if (size > 1) is modelled from the P = 2 runs, with its condition on P): exact at 8x, P = 4."""
-    folder = REAL / "multifile"
-    mpicc = find_mpi().mpicc
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", mpicc, "-O1", str(folder / "main.c"),
-                     str(folder / "solver.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, name: str) -> Path:
-        path = tmp_path / name
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
-        return path
-
+    run = mpi_program(tmp_path, REAL / "multifile" / "main.c", REAL / "multifile" / "solver.c")
     small = [run(2, 400, "a.trace"), run(2, 800, "b.trace"), run(1, 400, "c.trace")]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
@@ -203,15 +208,7 @@ def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
 
 
 def test_message_sizes_from_derived_datatypes_array_elements_and_struct_fields(tmp_path):
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-O1",
-                     str(REAL / "datatypes.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, name: str) -> Path:
-        path = tmp_path / name
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
-        return path
-
+    run = mpi_program(tmp_path, REAL / "datatypes.c")
     small = [run(2, 16, "a.trace"), run(2, 32, "b.trace")]
     assert cli.main(["model", *map(str, small), "--param", "N=g.nx", "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
@@ -246,15 +243,7 @@ def test_a_kernel_called_through_a_function_pointer(tmp_path):
 
 
 def test_rank_and_size_kept_in_struct_fields(tmp_path):
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-O1",
-                     str(REAL / "rankfield.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, name: str) -> Path:
-        path = tmp_path / name
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n)]) == 0
-        return path
-
+    run = mpi_program(tmp_path, REAL / "rankfield.c")
     small = [run(2, 100, "a.trace"), run(2, 200, "b.trace"), run(1, 100, "c.trace")]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
