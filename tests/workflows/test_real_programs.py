@@ -12,6 +12,7 @@ import pytest
 from conftest import C_PROGRAMS, one_line_error
 
 from perfeq import cli
+from perfeq.runtime.build import RUNTIME_DIR
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.model import load_model
 from perfeq.symbolic.observe import from_trace
@@ -81,8 +82,7 @@ def test_sizes_in_a_struct_set_by_getopt_default_none_and_struct_arguments(tmp_p
     instrumented, plain = build(REAL / "realforms.c", tmp_path, "-fopenmp")
     same_output(instrumented, plain, "-n", 448, "-s", 4, "-v")
     off = tmp_path / "off"
-    runtime = Path(cli.__file__).resolve().parent.parent / "runtime" / "c"
-    subprocess.run([find_mpi().mpicc, "-fopenmp", "-DPERFEQ_OFF", f"-I{runtime}",
+    subprocess.run([find_mpi().mpicc, "-fopenmp", "-DPERFEQ_OFF", f"-I{RUNTIME_DIR}",
                     str(tmp_path / "build" / "realforms.perfeq.c"), "-o", str(off)], check=True)
     same_output(off, plain, "-n", 56)
     small = [trace(instrumented, tmp_path / "a.trace", "-n", 56, "-s", 2),
