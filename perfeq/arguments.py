@@ -25,6 +25,11 @@ def canonical_lvalue(text: str) -> str | None:
     return re.sub(r"\s+", "", text).replace("->", ".")
 
 
+def lvalue_symbol(lvalue: str) -> str:
+    """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``."""
+    return re.sub(r"\W+", "_", lvalue).strip("_")
+
+
 def parse_param_names(items: list[str] | None) -> dict[str, str]:
     """``--param N=n`` pairs: model symbol = program variable, struct field (``cmd.nx``,
     ``in->particles``), array element (``sizes[0]``) or macro, in its canonical spelling."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from perfeq import __version__
+from perfeq.arguments import lvalue_symbol
 from perfeq.errors import ModelError, UsageError
 from perfeq.files import check_document, read_json, write_atomic
 from perfeq.symbolic import chi as chimod
@@ -127,7 +127,7 @@ class CostModel:
             raise UsageError(f"missing parameter value: {', '.join(f'{m}=...' for m in missing)} "
                              f"(the model's parameters are {', '.join(self.parameters)}, and P)")
         # a candidate nothing depends on may be given (it changes nothing): perfeq counts n=... works
-        ignored = {*self.unused, *(re.sub(r"\W+", "_", v).strip("_") for v in self.unused)}
+        ignored = {*self.unused, *map(lvalue_symbol, self.unused)}
         unknown = [name for name in values if name not in self.parameters and name not in ("P", "T", *ignored)]
         if unknown:
             raise UsageError(f"unknown parameter {unknown[0]} (the model's parameters are "

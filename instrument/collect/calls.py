@@ -10,6 +10,7 @@ import re
 
 from pycparser import c_ast
 
+from perfeq.arguments import lvalue_symbol
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.walk import (
@@ -72,10 +73,10 @@ class CallSites:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
                 self.argv_param(node, call, name, lvalue)
-            if name in SCANNERS and self.loop is None:
-                self.input_params(node, call, name)
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
+            if name in SCANNERS and self.loop is None:
+                self.input_params(node, call, name)
         for ternary in ternaries(node):
             self.ternary(ternary)
 
@@ -85,10 +86,14 @@ class CallSites:
         if start is None:
             return None
         try:
-            open_ = self.src.expect(start + 1, "(")
-            close = self.src.match_bracket(open_)
+            return self._arguments(start, self.src.expect(start + 1, "("))
         except SourceError:
             return None
+
+    def _arguments(self, start: int, open_: int) -> tuple[int, int, list[str]]:
+        """A call from token ``start`` whose arguments open at ``open_``: its first and last tokens
+        and its arguments' original text."""
+        close = self.src.match_bracket(open_)
         args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
         return start, close, args
 
@@ -136,10 +141,9 @@ class CallSites:
             if self.src.tokens[open_].text != "(" or \
                     self.src.text_of(start, open_ - 1).replace(" ", "") != generate(call.name).replace(" ", ""):
                 return
-            close = self.src.match_bracket(open_)
+            _, close, args = self._arguments(start, open_)
         except SourceError:
             return
-        args = [] if close == open_ + 1 else [self.src.text_of(a, b) for a, b in self.src.split_top(open_ + 1, close - 1, ",")]
         site = len(self.u.unit.calls)
         self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, None))
         self.u.unit.calls.append(d.CallDescriptor(
@@ -258,7 +262,7 @@ class CallSites:
 
     def struct_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, struct: str, path: str, text: str) -> None:
         for field_path, field_text in self.u.scalar_fields(struct, path, text):
-            self.param(stmt, field_path, symbol_of(field_path), "argv", call, field_text)
+            self.param(stmt, field_path, lvalue_symbol(field_path), "argv", call, field_text)
 
     def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str,
                    lvalue: tuple[str, str] | None) -> None:
@@ -267,14 +271,12 @@ class CallSites:
         if not args or not mentions_argv(args[0]):
             return
         if name == "sscanf":
-            for extra in args[2:]:
-                path = lvalue_path(extra) if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" else None
-                if path:
-                    self.param(stmt, path, symbol_of(path), "argv", call, generate(extra.expr))
+            for path, text in _addressed(args[2:]):
+                self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
             return
         if lvalue:
             path, text = lvalue
-            self.param(stmt, path, symbol_of(path), "argv", call, text)
+            self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
 
     def input_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
         """``fscanf(in, "%d %d", &nx, &cfg.steps)`` outside loops: sizes read from an input file
@@ -283,11 +285,10 @@ class CallSites:
         first = SCANNERS[name]
         if name == "sscanf" and args and mentions_argv(args[0]):
             return  # argv_param's
-        for extra in args[first:]:
-            path = lvalue_path(extra) if isinstance(extra, c_ast.UnaryOp) and extra.op == "&" else None
-            typ = self.scope.lookup(path) if path and path.isidentifier() else None
-            if path and (typ is None or (typ.depth == 0 and not typ.struct)):
-                self.param(stmt, path, symbol_of(path), "input", call, generate(extra.expr))
+        for path, text in _addressed(args[first:]):
+            typ = self.scope.lookup(path) if path.isidentifier() else None
+            if typ is None or (typ.depth == 0 and not typ.struct):
+                self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
     def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall,
               access: str | None = None) -> None:
@@ -303,9 +304,14 @@ class CallSites:
             self.after_statement(stmt, hooks.param(variable, access or variable))
 
 
-def symbol_of(path: str) -> str:
-    """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``."""
-    return re.sub(r"\W+", "_", path).strip("_")
+def _addressed(args: list[c_ast.Node]) -> list[tuple[str, str]]:
+    """The lvalues whose addresses are passed (``&n``, ``&in.n``): (canonical path, C text)."""
+    found = []
+    for arg in args:
+        path = lvalue_path(arg) if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" else None
+        if path:
+            found.append((path, generate(arg.expr)))
+    return found
 
 
 def _generated_args(call: c_ast.FuncCall) -> list[str]:

@@ -177,13 +177,13 @@ class LoopPlanning:
                 depends |= names(init)
             stride, used = self.loop_stride(node.next, var)
             depends |= used
-            paired = _paired(node, var)
+            paired = _paired(node)
             if paired is not None and stride and re.fullmatch(r"-?\d+", stride):
                 # for (i = 0, j = n - 1; i < j; i++, j--): i runs toward j's first value at the
                 # difference of their strides
                 start, other_stride = paired
                 bound, stride = self.text_or_generated(start), str(int(stride) - other_stride)
-                depends = (depends | names(start)) - {_bound_expr(node, paired=False).name}
+                depends = (depends | names(start)) - {_condition_bound(node).name}
         depends.discard(var)
         return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)))
 
@@ -375,35 +375,38 @@ def _init_expr(node: c_ast.Node, var: str | None) -> c_ast.Node | None:
     return None
 
 
-def _paired(node: c_ast.Node, var: str) -> tuple[c_ast.Node, int] | None:
+def _paired(node: c_ast.Node) -> tuple[c_ast.Node, int] | None:
     """``for (i = 0, j = n - 1; i < j; i++, j--)``: the bound is a variable the step moves by a
     constant too (and the body leaves alone): its first value and its stride; else None."""
-    other = _bound_expr(node, paired=False)
+    cond = getattr(node, "cond", None)
     step = getattr(node, "next", None)
-    if not isinstance(other, c_ast.ID) or other.name == var or not isinstance(step, c_ast.ExprList):
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS and isinstance(cond.left, c_ast.ID)
+            and isinstance(cond.right, c_ast.ID) and cond.right.name != cond.left.name
+            and isinstance(step, c_ast.ExprList)):
         return None
-    first = _init_expr(node, other.name)
-    parts = [e for e in step.exprs if other.name in _assigned_names(e)]
-    if first is None or len(parts) != 1 or other.name in _assigned_names(node.stmt):
+    other = cond.right.name
+    first = _init_expr(node, other)
+    parts = [e for e in step.exprs if other in _assigned_names(e)]
+    if first is None or len(parts) != 1 or other in _assigned_names(node.stmt):
         return None
     part = parts[0]
-    if isinstance(part, c_ast.UnaryOp) and part.op in _INCREMENTS and is_id(part.expr, other.name):
+    if isinstance(part, c_ast.UnaryOp) and part.op in _INCREMENTS and is_id(part.expr, other):
         return first, 1 if "+" in part.op else -1
-    if isinstance(part, c_ast.Assignment) and part.op in ("+=", "-=") and is_id(part.lvalue, other.name) \
+    if isinstance(part, c_ast.Assignment) and part.op in ("+=", "-=") and is_id(part.lvalue, other) \
             and isinstance(part.rvalue, c_ast.Constant) and part.rvalue.value.isdigit():
         return first, int(part.rvalue.value) * (1 if part.op == "+=" else -1)
     return None
 
 
-def _bound_expr(node: c_ast.Node, paired: bool = True) -> c_ast.Node | None:
-    """The other side of a condition ``var op bound`` (either way round); for a bound the step
-    moves too (:func:`_paired`), its first value."""
-    if paired:
-        cond = getattr(node, "cond", None)
-        var = cond.left.name if isinstance(cond, c_ast.BinaryOp) and isinstance(cond.left, c_ast.ID) else None
-        found = _paired(node, var) if var else None
-        if found is not None:
-            return found[0]
+def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
+    """The bound the loop variable runs to: the other side of its condition, or for a bound the
+    step moves too (:func:`_paired`), its first value."""
+    paired = _paired(node)
+    return paired[0] if paired is not None else _condition_bound(node)
+
+
+def _condition_bound(node: c_ast.Node) -> c_ast.Node | None:
+    """The other side of a condition ``var op bound`` (either way round)."""
     cond = getattr(node, "cond", None)
     if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
         if isinstance(cond.left, c_ast.ID):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
@@ -163,7 +164,7 @@ class CountBase:
                     break
         return found
 
-    @property
+    @cached_property
     def fit_symbols(self) -> list[sp.Symbol]:
         """The size symbols a fit may use: those whose value differs between the runs (a candidate
         the same in every run cannot be told from a constant), or all of them with one size."""
