@@ -300,22 +300,18 @@ class Program:
         self.perfeq_cmd(["model", *map(str, traces), *params, "-o", str(path)], "model")
         return json.loads(path.read_text())
 
-    def big_values(self, model: dict, trace: Path) -> list[str]:
-        with open(trace) as handle:
-            recorded = json.loads(handle.readline()).get("params", {})
-        values = []
-        for symbol, info in model.get("parameters", {}).items():
-            variable = info.get("variable", symbol)
-            if variable not in recorded or recorded[variable] is None:
-                raise Failure("counts", "error", f"parameter {symbol} ({variable}) has no value in the 8x trace")
-            values.append(f"{symbol}={recorded[variable]}")
-        return values
+    def big_values(self, trace: Path) -> list[str]:
+        """The model's parameter values in the 8x run, as perfeq reads them (`perfeq counts MODEL
+        --trace`: what the run recorded, and the sizes its build compiled in)."""
+        done = self.perfeq_cmd(["counts", str(self.work / "model.json"), "--trace", str(trace), "--json"], "counts")
+        values = json.loads(done.out)["values"].items()
+        return [f"{symbol}={int(value) if float(value).is_integer() else value}" for symbol, value in values]
 
     def counts(self, model: dict, procs: int, threads: int) -> tuple[dict, list[str]]:
         trace = self.work / "traces" / f"big-P{procs}-T{threads}.trace"
         self.traced_run("big", procs, threads, trace, "run 8x")
         measured = json.loads(self.perfeq_cmd(["counts", "--trace", str(trace), "--json"], "counts").out)["total"]
-        values = self.big_values(model, trace)
+        values = self.big_values(trace)
         predicted = json.loads(self.perfeq_cmd(["counts", str(self.work / "model.json"), *values, f"P={procs}",
                                                 f"T={threads}", "--json"], "counts", threads=threads).out)["total"]
         row = {"P": procs, "T": threads, "values": values}

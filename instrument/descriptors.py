@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
@@ -160,14 +161,33 @@ class ArrayShape:
     loop: int | None = None  # innermost loop around an allocation or call, None outside loops
 
 
+# sources of parameters that are macros: their value is the build's, kept in the descriptors
+MACRO_SOURCES = ("define", "macro")
+_NUMBER = re.compile(r"^[(\s]*([-+]?)\s*(0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[uUlLfF]*[)\s]*$")
+
+
 @dataclass(frozen=True)
 class ParamDescriptor:
     variable: str
     symbol: str  # the model symbol: the variable's name, P for the process count, ...
-    source: str  # argv, mpi_size, mpi_rank, omp_threads, user, macro
+    source: str  # argv, input, mpi_size, mpi_rank, omp_threads, define (-D), macro (#define), user
     function: int | None
     line: int
-    text: str  # the expression it was set from
+    text: str  # the expression it was set from (a macro's value)
+
+    def build_value(self) -> float | None:
+        """A macro's value in the build these descriptors come from (None: not a macro, or not a number)."""
+        return macro_number(self.text) if self.source in MACRO_SOURCES else None
+
+
+def macro_number(text: str) -> float | None:
+    """The number a macro's value is (``1024``, ``(4096L)``, ``0x100``, ``1e-3``), else None."""
+    match = _NUMBER.match(text)
+    if not match:
+        return None
+    sign, digits = match.groups()
+    value = float(int(digits, 16)) if digits[:2] in ("0x", "0X") else float(digits)
+    return -value if sign == "-" else value
 
 
 @dataclass(frozen=True)

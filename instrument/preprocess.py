@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pycparser import c_ast, c_parser
@@ -52,6 +52,8 @@ PRELUDE = "typedef char *__builtin_va_list;\n"
 _PP_FLAG_WITH_ARG = ("-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter", "-imacros")
 _PP_FLAG_ALONE = ("-fopenmp", "-fopenmp-simd", "-pthread", "-ansi", "-nostdinc")
 _LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:\\.|[^"\\])*)"((?:\s+\d)*)')
+_DEFINE = re.compile(r"^#(define|undef) ([A-Za-z_]\w*)(\(?)\s*(.*)")
+_OUR_DEFINES = frozenset(d.split("=")[0].split("(")[0] for d in NEUTRAL_DEFINES)
 
 
 def preprocessor_flags(flags: list[str]) -> list[str]:
@@ -70,12 +72,22 @@ def preprocessor_flags(flags: list[str]) -> list[str]:
     return kept
 
 
+@dataclass(frozen=True)
+class Macro:
+    """An object-like macro as this build defines it at the end of the unit."""
+
+    value: str  # its replacement text
+    origin: str  # "command-line" (a -D of the compile line), "system" (a system header), else the file
+    line: int  # its line in that file (0 on the command line)
+
+
 @dataclass
 class Preprocessed:
     text: str  # the preprocessed text pycparser parses
     marker_name: str  # the name the line markers give the main file
     active_lines: set[int]  # original lines that produced output in this build
     user_headers: frozenset[str] = frozenset()  # the included files of the program's own (see _scan_markers)
+    macros: dict[str, Macro] = field(default_factory=dict)  # object-like macros of the build (-dD)
 
 
 def read_source(path: Path) -> tuple[str, str]:
@@ -104,11 +116,12 @@ def _decode_line(line: bytes, encoding: str) -> str:
 
 
 def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str = "utf-8") -> Preprocessed:
-    """Run ``compiler -E`` on ``path`` with the user's preprocessor flags and our neutral defines."""
+    """Run ``compiler -E -dD`` on ``path`` with the user's preprocessor flags and our neutral
+    defines (``-dD`` keeps the macro definitions in the output, where they are read and blanked)."""
     with tempfile.TemporaryDirectory(prefix="perfeq-pp-") as tmp:
         prelude = Path(tmp) / "perfeq_prelude.h"
         prelude.write_text(PRELUDE)
-        cmd = [*compiler, "-E", *preprocessor_flags(flags)]
+        cmd = [*compiler, "-E", "-dD", *preprocessor_flags(flags)]
         cmd += [f"-D{d}" for d in NEUTRAL_DEFINES]
         cmd += ["-include", str(prelude), str(path)]
         try:
@@ -123,28 +136,51 @@ def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str 
 
 
 def _scan_markers(text: str, path: str) -> Preprocessed:
-    """The main file's name in the line markers, its lines that produced output, and the headers
-    of the program's own: not system headers (flag 3), in the source's folder or the working one."""
+    """The main file's name in the line markers, its lines that produced output, the headers of
+    the program's own (not system headers, flag 3, in the source's folder or the working one), and
+    the object-like macros defined at the end of the unit, with where each was defined; the
+    ``#define``/``#undef`` lines of ``-dD`` are blanked (pycparser does not read them)."""
     marker_name = None
-    current, line = None, 0
+    current, line, system = None, 0, False
     active: set[int] = set()
     headers: set[str] = set()
-    for raw in text.split("\n"):
+    macros: dict[str, Macro] = {}
+    lines = text.split("\n")
+    for index, raw in enumerate(lines):
         marker = _LINE_MARKER.match(raw)
         if marker:
             line = int(marker.group(1))
             current = marker.group(2)
+            system = "3" in marker.group(3).split()
             if marker_name is None and Path(current).name == Path(path).name:
                 marker_name = current
-            elif "3" not in marker.group(3).split() and not current.startswith("<"):
+            elif not system and not current.startswith("<"):
                 headers.add(current)
             continue
-        if current == marker_name and raw.strip():
+        define = _DEFINE.match(raw)
+        if define:
+            _record_macro(macros, define, current, system, line)
+            lines[index] = ""
+        elif current == marker_name and raw.strip():
             active.add(line)
         line += 1
     homes = (Path(path).resolve().parent, Path.cwd().resolve())
     own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
-    return Preprocessed(text=text, marker_name=marker_name or path, active_lines=active, user_headers=own)
+    return Preprocessed(text="\n".join(lines), marker_name=marker_name or path, active_lines=active,
+                        user_headers=own, macros=macros)
+
+
+def _record_macro(macros: dict[str, Macro], define: re.Match, current: str | None, system: bool,
+                  line: int) -> None:
+    kind, name, paren, value = define.groups()
+    if kind == "undef":
+        macros.pop(name, None)
+    elif paren or current == "<built-in>" or name in _OUR_DEFINES:
+        macros.pop(name, None)  # function-like (or redefined as such), predefined, or ours
+    elif current == "<command-line>":
+        macros[name] = Macro(value.strip() or "1", "command-line", 0)
+    else:
+        macros[name] = Macro(value.strip(), "system" if system else (current or ""), line)
 
 
 def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
@@ -155,9 +191,27 @@ def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
     return resolved.is_file() and any(resolved.is_relative_to(folder) for folder in folders)
 
 
+class _Parser(c_parser.CParser):
+    """pycparser's parser, also reading an old-style definition with an implicit ``int`` and a
+    declaration list, ``main(argc, argv) int argc; char **argv; { ... }`` (NPB's is.c; gcc accepts
+    it), which pycparser 3 refuses as "Invalid function definition"."""
+
+    def _parse_external_declaration(self):
+        tok = self._peek()
+        if tok is None or tok.type != "ID" or self._starts_declaration(tok):
+            return super()._parse_external_declaration()
+        decl = self._parse_id_declarator()
+        if self._peek_type() != "LBRACE" and not self._starts_declaration():
+            self._parse_error("Invalid function definition", decl.coord)
+        spec = {"qual": [], "alignment": [], "storage": [], "type": [c_ast.IdentifierType(["int"], coord=decl.coord)],
+                "function": [], "type_attributes": []}
+        return [self._parse_function_definition(spec, decl)]
+
+
 def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.FileAST:
     """Parse the preprocessed text; a parse error names the original file, line and column."""
-    parser = c_parser.CParser()
+    # (pycparser's private parts: where they are not, as in another major version, its own parser)
+    parser = _Parser() if hasattr(c_parser.CParser, "_parse_function_definition") else c_parser.CParser()
     try:
         return parser.parse(pre.text, filename=pre.marker_name)
     except c_parser.ParseError as exc:

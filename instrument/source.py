@@ -64,6 +64,10 @@ class SourceText:
         self.tokens = self._tokenize(active_lines)
         self._by_start = {tok.start: i for i, tok in enumerate(self.tokens)}
         self._from_preprocessed: dict[tuple[int, int], int] | None = None
+        # a macro invocation's first and last original token, and the preprocessed tokens of its
+        # expansion; and the expansion each preprocessed (line, column) inside one belongs to
+        self._expansions: list[tuple[int, int, list[str]]] = []
+        self._expansion_at: dict[tuple[int, int], int] = {}
 
     # ---- positions ------------------------------------------------------------------------
     def offset(self, line: int, column: int) -> int:
@@ -124,8 +128,22 @@ class SourceText:
             next_i, next_j = resumed
             if next_j > j and tok.kind == "ident":
                 mapping[(line, col)] = orig[i]  # the expansion starts where the invocation does
+                self._expansions.append((orig[i], orig[next_i - 1], [text for _, _, text in pre[j:next_j]]))
+                for k in range(j, next_j):
+                    self._expansion_at[pre[k][:2]] = len(self._expansions) - 1
             i, j = next_i, next_j
         self._from_preprocessed = mapping
+
+    def expansion_text(self, line: int, column: int, generated: str) -> str | None:
+        """The text of the macro invocation whose expansion holds the preprocessed position and is,
+        parentheses aside, the expression ``generated``: ``M`` for ``2 * 64`` of ``#define M (2 * N)``."""
+        found = self._expansion_at.get((line, column))
+        if found is None:
+            return None
+        first, last, texts = self._expansions[found]
+        if re.sub(r"\s+|[()]", "", generated) != "".join(texts).replace("(", "").replace(")", ""):
+            return None
+        return self.text_of(first, last)
 
     def _invocation_end(self, orig: list[int], i: int) -> int:
         """Position in ``orig`` after the macro invocation starting at ``orig[i]``."""

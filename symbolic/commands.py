@@ -45,8 +45,11 @@ def _register_trace_commands(subparsers: argparse._SubParsersAction) -> None:
         "counts", help="print the counts of a traced run, or a model's predicted counts",
         description="With --trace: the counts the instrumented run actually performed (ops, par, startup, "
                     "bytes, ...), per rank and in total.  With a model file: its predicted counts at a "
-                    "problem size and processor count.",
-        epilog="examples:  perfeq counts --trace prog.trace\n           perfeq counts prog.model.json N=65536 P=64",
+                    "problem size and processor count.  With both: the model at the run's own values "
+                    "against what the run measured, key by key (a check of the model on a run it was not "
+                    "built from).",
+        epilog="examples:  perfeq counts --trace prog.trace\n           perfeq counts prog.model.json N=65536 P=64\n"
+               "           perfeq counts prog.model.json --trace big.trace",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     counts.add_argument("model", nargs="?", type=Path, help="a model file written by `perfeq model`")
     counts.add_argument("assignments", nargs="*", metavar="NAME=VALUE",
@@ -117,8 +120,13 @@ def run_counts(args: argparse.Namespace) -> int:
             raise UsageError("perfeq counts: give --trace TRACE (measured counts) or MODEL NAME=VALUE... "
                              "(predicted counts)")
         return model_counts(args.model, args.assignments, caches, args.json)
-    if args.model is not None or caches is not None:
-        raise UsageError("perfeq counts: --trace takes no model, values or --caches; give one or the other")
+    if args.model is not None:
+        if args.assignments or caches is not None:
+            raise UsageError("perfeq counts MODEL --trace TRACE: the values are the run's; give no NAME=VALUE "
+                             "or --caches")
+        return model_against_run(args.model, args.trace, args.json)
+    if caches is not None:
+        raise UsageError("perfeq counts: --trace takes no --caches")
     trace = _read(args.trace)
     counts = count_trace(trace)
     if args.json:
@@ -238,6 +246,40 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
     for key in CHI_KEYS:
         print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
     print(f"slowest rank: {counts['slowest_rank']}")
+    return 0
+
+
+def model_against_run(model_path: Path, trace: Path, as_json: bool) -> int:
+    """``perfeq counts MODEL --trace TRACE``: the model at the run's own parameters (the values it
+    recorded, the sizes its build compiled in), P and T, against what the run measured, key by key."""
+    from perfeq.symbolic import fidelity
+    from perfeq.symbolic.model import load_model
+    from perfeq.symbolic.observe import from_trace
+
+    model = load_model(model_path)
+    run = from_trace(trace)
+    missing = [f"{name} ('{entry['variable']}')" for name, entry in model.parameters.items()
+               if entry["variable"] not in run.params]
+    if missing:
+        raise UsageError(f"{trace}: the run has no value of the parameter(s) {', '.join(missing)}")
+    check = fidelity.self_check(model, [run], [trace])
+    values = fidelity.run_values(model, run) or {}
+    rows = [c for c in check.checks if c.measured or c.modelled]
+    if as_json:
+        print(json.dumps({"model": str(model_path), "trace": str(trace), "values": values, "P": run.nranks,
+                          "T": run.threads, "tolerance": fidelity.TOLERANCE,
+                          "keys": {c.key: {"modelled": c.modelled, "measured": c.measured,
+                                           "error": fidelity._finite(c.error), "culprits": c.culprits}
+                                   for c in check.checks}}, indent=1))
+        return 0
+    shown = ", ".join(f"{k}={v:g}" for k, v in values.items())
+    print(f"{model.program} at the values of {trace}: {shown} P={run.nranks} T={run.threads}".replace(":  P", ": P"))
+    print(_table([("key", "model", "measured", "error")] +
+                 [(c.key, f"{c.modelled:.6g}", f"{c.measured:.6g}", _percent(c.error, 2)) for c in rows]))
+    for c in rows:
+        if c.off and c.culprits:
+            print(f"perfeq: note: {c.key} off by {c.error:+.1%}; largest differences: {'; '.join(c.culprits)}",
+                  file=sys.stderr)
     return 0
 
 

@@ -87,6 +87,7 @@ class Fidelity:
 def self_check(model, runs: list[RunObservation], traces: list[Path]) -> Fidelity:
     """Compare ``model`` (a CostModel) with each of its training runs, key by key."""
     fidelity = Fidelity()
+    labels = trace_labels(traces)
     for trace, run in zip(traces, runs, strict=True):
         values = run_values(model, run)
         if values is None:
@@ -95,8 +96,22 @@ def self_check(model, runs: list[RunObservation], traces: list[Path]) -> Fidelit
         for key in CHECK_KEYS:
             if key in model.missing:
                 continue
-            fidelity.checks.append(_check_key(model, run, Path(trace).name, key, values, measured))
+            fidelity.checks.append(_check_key(model, run, labels[trace], key, values, measured))
     return fidelity
+
+
+def trace_labels(traces: list[Path]) -> dict[Path, str]:
+    """The shortest tail of each trace's path that tells it from the others (``s1/prog.trace``
+    when every build folder holds a ``prog.trace``)."""
+    parts = {t: Path(t).parts for t in traces}
+    labels = {}
+    for trace, mine in parts.items():
+        depth = 1
+        while depth < len(mine) and any(o[-depth:] == mine[-depth:] for t, o in parts.items()
+                                        if t != trace and Path(t) != Path(trace)):
+            depth += 1
+        labels[trace] = str(Path(*mine[-depth:]))
+    return labels
 
 
 def run_values(model, run: RunObservation) -> dict[str, float] | None:
@@ -168,6 +183,7 @@ def leave_one_out(traces: list[Path], build, params: dict[str, str] | None) -> l
     rows = []
     if len(traces) < 3:
         return rows
+    labels = trace_labels(traces)
     for index, held in enumerate(traces):
         others = [t for i, t in enumerate(traces) if i != index]
         model = build(others, params, check=False)
@@ -179,7 +195,7 @@ def leave_one_out(traces: list[Path], build, params: dict[str, str] | None) -> l
         for key in ("ops", "startup", "bytes"):
             predicted = float(model.per_rank(key, values, run.nranks, run.threads).sum())
             actual = sum(c.get(key, 0.0) for r in measured.values() for c in r.values())
-            rows.append({"trace": Path(held).name, "key": key, "predicted": predicted, "measured": actual,
+            rows.append({"trace": labels[held], "key": key, "predicted": predicted, "measured": actual,
                          "error": _relative(predicted, actual)})
     return rows
 

@@ -24,6 +24,7 @@ from perfeq import __version__
 from perfeq.arguments import lvalue_symbol
 from perfeq.errors import ModelError, UsageError
 from perfeq.files import check_document, read_json, write_atomic
+from perfeq.instrument.descriptors import ParamDescriptor
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic import fidelity as fidelity_check
 from perfeq.symbolic.counts import CountModel
@@ -356,6 +357,11 @@ def _path_parts(ctx) -> list[tuple[str, int, int | None]]:
     return list(reversed(parts))
 
 
+def _named(param: ParamDescriptor, symbol: str) -> ParamDescriptor:
+    """A candidate named with --param: a macro of the program's becomes a parameter like a -D one."""
+    return dataclasses.replace(param, symbol=symbol, source="define" if param.source == "macro" else param.source)
+
+
 def _rename_params(run: RunObservation, params: dict[str, str]) -> RunObservation:
     """``--param N=n``: the model symbol N stands for the program variable n.  The run with renamed
     copies of its units' parameter descriptors (the descriptors read stay as they are)."""
@@ -365,7 +371,7 @@ def _rename_params(run: RunObservation, params: dict[str, str]) -> RunObservatio
             found = ", ".join(sorted({p.variable for unit in units.values() for p in unit.params})) or "none"
             raise UsageError(f"--param {symbol}={variable}: the program has no parameter variable '{variable}' "
                              f"(found: {found})")
-        units = {path: dataclasses.replace(unit, params=[dataclasses.replace(p, symbol=symbol) if p.variable == variable
-                                                         else p for p in unit.params])
+        units = {path: dataclasses.replace(unit, params=[_named(p, symbol) if p.variable == variable else p
+                                                         for p in unit.params])
                  for path, unit in units.items()}
     return dataclasses.replace(run, units=units)

@@ -92,6 +92,10 @@ def from_trace(path: str | Path) -> RunObservation:
         for unit in rank.units.values():
             if unit.descriptors and unit.descriptors not in units:
                 units[unit.descriptors] = load_descriptors(unit.descriptors)
+    for unit in units.values():  # sizes compiled in: the value is the build's (its descriptors)
+        for p in unit.params:
+            if p.build_value() is not None:
+                params.setdefault(p.variable, p.build_value())
     graph = CallGraph.from_trace(trace)
     roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
     return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params)

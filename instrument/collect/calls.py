@@ -302,6 +302,7 @@ class CallSites:
                                                     function=self.index, line=call.coord.line, text=text))
         if not self.parallel:
             self.after_statement(stmt, hooks.param(variable, access or variable))
+            self.after_top_statement(variable, hooks.param(variable, access or variable))
 
 
 def _addressed(args: list[c_ast.Node]) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ conds.py, calls.py, regions.py), which use the state and the helpers defined her
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
 from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import Regions
-from perfeq.instrument.collect.walk import arrays, find, generate, lvalue_path
+from perfeq.instrument.collect.walk import arrays, find, formal_parameters, generate, lvalue_path
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
@@ -74,6 +75,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.has_goto = False
         self._after: tuple[int, int, int | None] = (0, 0, None)
         self._stmt_end: int | None = None  # where statement-level hooks of the current statement go
+        self._top_end: int | None = None  # the end of the statement of the function's body being walked
         self._after_condition = False  # ... after an if/switch whose condition is being walked
         self._declare_slab = False  # the next block opens a parallel body: declare the thread's slab
         self._slab_active = False  # perfeq__cm is declared in an enclosing scope
@@ -142,12 +144,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     # ---- the function ---------------------------------------------------------------------
     def run(self) -> None:
         fd = self.funcdef
-        decl_type = fd.decl.type
-        if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
-            for param in decl_type.args.params:
-                if isinstance(param, c_ast.Decl) and param.name:
-                    self.params.append(param.name)
-                    self.scope.names[param.name] = type_of_decl(param.type, self.u.typedefs)
+        for name, typ in formal_parameters(fd):
+            self.params.append(name)
+            self.scope.names[name] = type_of_decl(typ, self.u.typedefs)
         if self.name in self.u.inlined:
             # straight-line code: its operations are added to every caller's block, no hooks
             self.u.unit.functions.append(self.descriptor(nslots=0, nvalues=0, entry_block=-1, assignments=[],
@@ -163,6 +162,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.new_block("entry", fd.body.coord.line, None)
         self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index))
         self.share_hook_variables(fd.body)
+        self._function_scope = self.scope
         self.items(fd.body.block_items or [], depth=1)
         for block in self.blocks:
             self.u.unit.blocks.append(d.BlockDescriptor(
@@ -210,6 +210,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             if isinstance(item, c_ast.Pragma):
                 pending_pragmas.append(item)
                 continue
+            if depth == 1:
+                self._top_end = self._end_of(item)
             self.statement(item, depth, pending_pragmas)
             pending_pragmas = []
 
@@ -298,6 +300,27 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         except SourceError:
             return None
         return self.src.tokens[end].end
+
+    def _end_of(self, node: c_ast.Node) -> int | None:
+        """The offset after a statement of the function's body, its branches and bodies included."""
+        start = self.u.tok(node)
+        if start is None:
+            return None
+        try:
+            return self.src.tokens[self.src.statement_end(start)].end
+        except SourceError:
+            return None
+
+    def after_top_statement(self, variable: str, text: str) -> None:
+        """Also insert ``text`` after the statement of the function's body that holds the current
+        one, when ``variable`` (its root) is visible there: an option set in one branch of the
+        command-line loop is recorded with its default when the option is not given."""
+        root = re.match(r"[A-Za-z_]\w*", variable)
+        if self._top_end is None or self._top_end == self._stmt_end or root is None:
+            return
+        owner = self.scope.owner(root.group(0))
+        if owner is not None and owner.encloses(self._function_scope):
+            self.u.insert(self._top_end, " " + text)
 
     def after_statement(self, node: c_ast.Node, text: str) -> None:
         """Insert a statement after the current statement (for a condition: after its if/switch),

@@ -257,8 +257,9 @@ class LoopPlanning:
     def expr_text(self, node: c_ast.Node) -> str | None:
         """Original text of an expression node, when its extent can be found reliably."""
         start = self.u.tok(node)
-        if start is None:
-            return None
+        if start is None:  # within a macro's expansion: the invocation when it is the whole expression
+            inside = self.u.in_main(node)
+            return self.src.expansion_text(node.coord.line, node.coord.column, generate(node)) if inside else None
         start = self._expression_start(node, start)
         generated = generate(node)
         # extend token by token until the generated text (macros expanded) matches the original

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from perfeq.instrument.collect.calls import ALLOCATORS, ARGV_CONVERTERS
-from perfeq.instrument.collect.walk import callee, find, mentions_argv, walk
+from perfeq.instrument.collect.walk import callee, find, formal_parameters, mentions_argv, walk
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.runtime.mpi.calls import MPI_CALLS
 
@@ -100,11 +100,8 @@ def _straight_line_callees(fd: c_ast.FuncDef, user_functions: set[str], simple: 
 def _ops_per_call(fd: c_ast.FuncDef, typedefs, fields, globals_) -> OpCount:
     """The operations of one run of a straight-line function's own statements."""
     scope = Scope(globals_)
-    decl_type = fd.decl.type
-    if isinstance(decl_type, c_ast.FuncDecl) and decl_type.args:
-        for param in decl_type.args.params:
-            if isinstance(param, c_ast.Decl) and param.name:
-                scope.names[param.name] = type_of_decl(param.type, typedefs)
+    for name, typ in formal_parameters(fd):
+        scope.names[name] = type_of_decl(typ, typedefs)
     counter = OpCounter(scope, fields, typedefs)
     ops = ZERO
     for item in fd.body.block_items or []:

@@ -17,6 +17,7 @@ from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.walk import element_text, find, generate
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
+from perfeq.instrument.preprocess import Macro
 from perfeq.instrument.source import SourceText
 
 # depths of expression hooks (UnitCollector.wrap): above any statement nesting, longer spans outside
@@ -43,8 +44,9 @@ class UnitCollector:
     """Collects the descriptors and insertions of one unit."""
 
     def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
-                 user_headers: frozenset[str] = frozenset()):
+                 user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None):
         self.ast = ast
+        self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
         self.src = source
         self.marker = marker_name
         self.user_headers = user_headers  # functions declared there are the program's (other units)
@@ -209,10 +211,38 @@ class UnitCollector:
         self.unit.functions = functions
 
     def _macros(self) -> None:
-        for tok in self.src.tokens:
+        """The object-like macros the unit's text names (directly or through other macros), with
+        their values in this build; those whose value is a number, defined on the compile line or
+        in the program's own files, are parameter candidates (a size compiled in)."""
+        for tok in self.src.tokens:  # the file's own lines (also those #undef'd before the end)
             if tok.kind != "pp":
                 continue
             match = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s+(.*)", tok.text)
             if match:
                 value = re.sub(r"/\*.*?\*/|//.*", "", match.group(2)).strip()
                 self.unit.macros[match.group(1)] = value
+        named = self._named_macros()
+        for name in named:
+            self.unit.macros[name] = self.build_macros[name].value
+        self.unit.macros = dict(sorted(self.unit.macros.items()))
+        taken = {p.variable for p in self.unit.params}
+        for name in named:
+            macro = self.build_macros[name]
+            if macro.origin == "system" or name in taken or name.startswith("__") or d.macro_number(macro.value) is None:
+                continue
+            source = "define" if macro.origin == "command-line" else "macro"
+            line = macro.line if macro.origin == self.marker else 0
+            self.unit.params.append(d.ParamDescriptor(variable=name, symbol=name, source=source, function=None,
+                                                      line=line, text=macro.value))
+
+    def _named_macros(self) -> list[str]:
+        """The build's macros named in the unit's code, and those named in their values."""
+        todo = [tok.text for tok in self.src.tokens if tok.kind == "ident" and tok.text in self.build_macros]
+        named: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name not in named:
+                named.add(name)
+                todo += [w for w in re.findall(r"[A-Za-z_]\w*", self.build_macros[name].value)
+                         if w in self.build_macros]
+        return sorted(named)

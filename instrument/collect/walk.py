@@ -132,3 +132,20 @@ def element_text(node: c_ast.Node) -> str | None:
     if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
         return " ".join(node.type.names)
     return generate(node) or None
+
+
+def formal_parameters(funcdef: c_ast.FuncDef) -> list[tuple[str, c_ast.Node]]:
+    """The named parameters of a definition with their declared types, in order; an old-style
+    definition's (``f(x, n) double *x; {``) from its declaration list, an undeclared one an int."""
+    decl_type = funcdef.decl.type
+    if not isinstance(decl_type, c_ast.FuncDecl) or not decl_type.args:
+        return []
+    declared = {d.name: d.type for d in funcdef.param_decls or [] if isinstance(d, c_ast.Decl)}
+    found = []
+    for param in decl_type.args.params:
+        if isinstance(param, c_ast.Decl) and param.name:
+            found.append((param.name, param.type))
+        elif isinstance(param, c_ast.ID):
+            implicit = c_ast.TypeDecl(param.name, [], None, c_ast.IdentifierType(["int"]))
+            found.append((param.name, declared.get(param.name, implicit)))
+    return found

@@ -58,6 +58,8 @@ class CountBase:
         self.extra_runs = extra_runs or []
         self.units = {path: UnitView(data, key=f"u{i}_" if i else "") for i, (path, data) in
                       enumerate(sorted(run.units.items()))}
+        for unit in self.units.values():
+            unit.params = [p for p in unit.params if not self._constant_macro(p)]
         self.fallbacks: list[Fallback] = []
         self.param_symbols = self._param_symbols()
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
@@ -78,6 +80,13 @@ class CountBase:
         for variable in symbols:  # parallel->rank, grid.nprocs: the rank and P, whatever set them
             symbols[variable] = self._rank_or_size(variable) or symbols[variable]
         return symbols
+
+    def _constant_macro(self, param) -> bool:
+        """A ``#define`` of the program's (not a -D of the compile line, not named by --param) with
+        one value in every run: a constant, not a parameter (its value is used where it is named)."""
+        if param.source != "macro":
+            return False
+        return len({r.params.get(param.variable) for r in (self.run, *self.extra_runs)}) == 1
 
     def _rank_or_size(self, variable: str) -> sp.Symbol | None:
         """RANK for a candidate whose value is the rank on every rank of every run (one run on

@@ -483,10 +483,12 @@ def test_params_from_argv(outcomes: dict[str, Outcome]) -> None:
 def test_params_from_mpi(outcomes: dict[str, Outcome]) -> None:
     unit = descriptors(outcomes, "mpi")
     params = {p.variable: (p.symbol, p.source) for p in unit.params}
-    assert params == {"rank": ("rank", "mpi_rank"), "size": ("P", "mpi_size"), "n": ("n", "argv")}
+    # TAG (#define TAG 7) is a candidate too: a size compiled in, a parameter if it differs between builds
+    assert params == {"rank": ("rank", "mpi_rank"), "size": ("P", "mpi_size"), "n": ("n", "argv"),
+                      "TAG": ("TAG", "macro")}
     texts = {p.variable: p.text for p in unit.params}
     assert texts == {"rank": "MPI_Comm_rank(MPI_COMM_WORLD, &rank)", "size": "MPI_Comm_size(MPI_COMM_WORLD, &size)",
-                     "n": "atoi(argv[1])"}  # as written, macros unexpanded
+                     "n": "atoi(argv[1])", "TAG": "7"}  # as written, macros unexpanded
 
 
 def test_param_option_renames_a_symbol(mpicc: str, tmp_path: Path) -> None:

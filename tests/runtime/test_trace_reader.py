@@ -152,7 +152,7 @@ def test_cli_counts_needs_a_trace_or_a_model(tmp_path: Path, capsys: pytest.Capt
     assert capsys.readouterr().err.startswith("perfeq: error: perfeq counts: give --trace TRACE")
     path = write(tmp_path / "prog.trace", rank_records())
     assert cli_main(["counts", "--trace", str(path), "model.json", "N=4"]) == 2
-    assert "--trace takes no model" in capsys.readouterr().err
+    assert "the values are the run's; give no NAME=VALUE" in capsys.readouterr().err
     assert cli_main(["run"]) == 2
     assert capsys.readouterr().err.startswith("perfeq: error: perfeq run: no command given")
 

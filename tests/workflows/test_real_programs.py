@@ -260,3 +260,47 @@ def test_a_parameter_set_in_an_unbraced_branch_before_else(tmp_path):
     small = [trace(instrumented, tmp_path / f"{n}.trace", "--nx", n, "--ny", 3, "--in", 2) for n in (10, 20)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"nx", "ny"}
+    # an option a run does not give keeps its default, and that is recorded too (miniAMR's lb_opt)
+    small.append(trace(instrumented, tmp_path / "defaults.trace", "--nx", 30))
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert [r["params"]["ny"] for r in json.loads((tmp_path / "m.json").read_text())["runs"]] == [3, 3, 5]
+
+
+def test_sizes_compiled_in_with_d_macros_and_a_header(tmp_path, capsys):
+    """One build per size, as PolyBench and NPB do: -DN=..., a data set (-DLARGE) that sets NX in
+    the program's header, M = 2 * N.  N and NX become parameters with each build's value, REPS (the
+    same in every build) stays a constant, and the model of two builds is exact on a third."""
+    source = REAL / "compiled" / "compiled.c"
+    builds = {name: build(source, tmp_path / name, *flags)
+              for name, flags in (("a", ["-DN=64"]), ("b", ["-DN=128", "-DLARGE"]), ("big", ["-DN=512", "-DLARGE"]))}
+    same_output(*builds["big"])
+    traces = {name: trace(binary, tmp_path / name / "prog.trace") for name, (binary, _) in builds.items()}
+    capsys.readouterr()
+    assert cli.main(["model", str(traces["a"]), str(traces["b"]), "-o", str(tmp_path / "m.json")]) == 0
+    out = capsys.readouterr().out
+    assert "a/prog.trace" in out and "b/prog.trace" in out  # the self-check tells the runs apart
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["parameters"] == {"N": {"variable": "N", "value": 64.0}, "NX": {"variable": "NX", "value": 100.0}}
+    assert not data["fallbacks"] and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", traces["big"], {"N": 512, "NX": 200})
+    # the model against the 8x run, at the values its build compiled in
+    assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(traces["big"]), "--json"]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    assert checked["values"] == {"N": 512.0, "NX": 200.0}
+    assert all(row["error"] == 0 for row in checked["keys"].values() if row["measured"])
+    descriptors = json.loads((tmp_path / "a" / "build" / "compiled.perfeq.json").read_text())
+    sources = {p["variable"]: (p["source"], p["text"]) for p in descriptors["params"]}
+    assert sources == {"N": ("define", "64"), "NX": ("macro", "100"), "REPS": ("macro", "3")}
+    assert descriptors["macros"]["M"] == "(2 * N)"
+
+
+def test_old_style_definitions_with_an_implicit_int(tmp_path):
+    """K&R definitions (main(argc, argv) int argc; char **argv; {) were refused by the parser; their
+    parameters are the function's, so a bound twice(n) of a K&R twice(x) is symbolic."""
+    instrumented, plain = build(REAL / "oldstyle.c", tmp_path, "-w", "-std=gnu89")
+    same_output(instrumented, plain, 40)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"n"} and not data["fallbacks"]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80), {"n": 80})

@@ -1,7 +1,7 @@
 /* A model that cannot reproduce its own runs must say so.  The trip count of the loop in work() is
  * data (an entry of a table chosen by n), which no form of n fits: the model keeps the count of
- * the first run and the self-check names the loop at the second.  m is set only when a second
- * argument is given: a trace without it has no value of m. */
+ * the first run and the self-check names the loop at the second.  m is set by a helper called only
+ * when a second argument is given: a trace without it has no value of m. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,14 +16,19 @@ static long work(int n)
     return s + n;
 }
 
+static int m = 1;
+
+static void read_m(char **argv)
+{
+    m = atoi(argv[2]);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 10;
-    int m = 1;
     long s = 0;
-    if (argc > 2) {
-        m = atoi(argv[2]);
-    }
+    if (argc > 2)
+        read_m(argv);
     for (int k = 0; k < m; k++)
         s += work(n);
     printf("%ld\n", s);

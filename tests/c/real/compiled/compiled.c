@@ -1,0 +1,36 @@
+/* Loops bounded by sizes compiled in (issue 19): -DN=..., a header's data-set size, a macro of a
+ * macro, a constant macro, and a kernel given the size through a local (int n = N). */
+#include <stdio.h>
+#include "sizes.h"
+
+static double a[M];
+static double b[NX];
+
+static double kernel(int n, double *x)
+{
+    double s = 0.0;
+    for (int r = 0; r < REPS; r++)
+        for (int i = 0; i < n; i++) {
+            x[i] = x[i] * 0.5 + i;
+            s += x[i];
+        }
+    return s;
+}
+
+int main(void)
+{
+    int n = N;
+    double s = 0.0;
+    for (int i = 0; i < M; i++)
+        a[i] = i;
+    s += kernel(n, a);
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < i; j++)
+            s += a[j];
+    for (int k = 0; k < NX; k++) {
+        b[k] = k;
+        s += b[k] * (k % 3 == 0 ? 2.0 : 1.0);
+    }
+    printf("%.6g\n", s);
+    return 0;
+}
