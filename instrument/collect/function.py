@@ -67,6 +67,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.block: Block | None = None
         self.loops: list[int] = []  # stack of enclosing loop ids
         self.loop_scopes: list[Scope] = []  # the scope each enclosing loop stands in
+        # each enclosing loop's node, first offset (its hooks' braces), insertion depth and scope
+        self.loop_frames: list[tuple[c_ast.Node, int, int, Scope]] = []
+        self._address_taken: set[str] | None = None
         self.regions: list[int] = []  # stack of enclosing region ids
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.scope = Scope(unit.globals)

@@ -75,7 +75,7 @@ class LoopPlan:
     # there (entry_where None: PERFEQ_LOOP_ENTER in serial code), with the values recorded at entry
     wrap_start: int
     entry_where: str | None
-    values: tuple[tuple[str, str], ...]  # (init | bound, text)
+    values: tuple[tuple[str, str, int | None], ...]  # (init | bound, text, hoisted to loop_frames[i] or None)
     predicted: bool  # the condition goes in PERFEQ_BRANCH
     header_calls: bool  # calls in the header are announced (not under an OpenMP pragma)
     trips: Trips | None  # counted from the bounds: the body block gets no counter
@@ -109,7 +109,7 @@ class LoopPlanning:
             if text and expr is not None and _safe_to_evaluate(expr, counter) and not (names(expr) & init_names):
                 evaluable.append((key, text))
                 if names(expr) - self.u.enumerators():
-                    recorded.append((key, text))
+                    recorded.append((key, text, expr))
         trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and not omp and not flags)
         return LoopPlan(
             kind=kind, header=header, form=form,
@@ -118,7 +118,8 @@ class LoopPlanning:
             parallel_pragma=omp[-1] if omp and OMP_PARALLEL.match(omp[-1].string) else None,
             wrap_start=self.loop_wrap_start(start, pragmas),
             entry_where=self.where if self.parallel else None,
-            values=tuple(recorded) if not self.parallel and not omp else (),
+            values=tuple((key, text, self.hoisted_entry(expr)) for key, text, expr in recorded)
+            if not self.parallel and not omp else (),
             # how predictable its exits are (a loop that runs a few times, differently each time,
             # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
             # an OpenMP pragma (its condition must stay canonical), not for a constant condition
@@ -126,6 +127,38 @@ class LoopPlanning:
             predicted="data-dependent" in flags and not under_omp and bool(names(node.cond)),
             header_calls=not under_omp, trips=trips,
         )
+
+    def hoisted_entry(self, expr: c_ast.Node) -> int | None:
+        """The outermost enclosing loop (an index of loop_frames) at whose entry ``expr`` has the
+        value it has at every entry of this loop, so that it is recorded there, once, and not at
+        each entry of an inner loop (an opaque call in a loop nest stops the compiler's
+        optimisations of it).  Only arithmetic of locals, parameters and globals, none assigned in
+        that loop or its address taken in the function (globals: no call in that loop either)."""
+        if any(isinstance(n, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or
+               (isinstance(n, c_ast.UnaryOp) and n.op in ("*", "&")) for n in walk(expr)):
+            return None
+        idents = names(expr) - self.u.enumerators()
+        if not idents or idents & self.address_taken():
+            return None
+        owners = [self.scope.owner(name) for name in idents]
+        if any(owner is None for owner in owners):
+            return None
+        hoisted = None
+        for index in range(len(self.loop_frames) - 1, -1, -1):
+            node, _, _, scope = self.loop_frames[index]
+            if idents & _assigned_names(node) or not all(owner.encloses(scope.parent) for owner in owners):
+                break
+            if any(owner is self.u.globals for owner in owners) and any(True for _ in find(node, c_ast.FuncCall)):
+                break
+            hoisted = index
+        return hoisted
+
+    def address_taken(self) -> set[str]:
+        """The variables whose address the function takes (``&n``): a callee may change them."""
+        if self._address_taken is None:
+            self._address_taken = {n.expr.name for n in find(self.funcdef.body, c_ast.UnaryOp)
+                                   if n.op == "&" and isinstance(n.expr, c_ast.ID)}
+        return self._address_taken
 
     def loop_header(self, node: c_ast.Node, kind: str, start: int, counter: OpCounter) -> LoopHeader:
         """The header's tokens, text and operations (SourceError if it is not where expected)."""

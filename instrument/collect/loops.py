@@ -45,6 +45,7 @@ class LoopStatements(LoopPlanning):
         finally:  # the loop's own scope ends here, also when its body could not be instrumented
             self.scope, loops, loop_scopes, regions, self.parallel, self._slab_active = saved
             del self.loops[loops:], self.loop_scopes[loop_scopes:], self.regions[regions:]
+            del self.loop_frames[len(self.loops):]
 
     def walk_loop(self, node: c_ast.Node, kind: str, start: int, depth: int, pragmas: list) -> int:
         """Plan the loop, insert its hooks, walk its body, describe it; the offset after it."""
@@ -59,9 +60,13 @@ class LoopStatements(LoopPlanning):
         entry_slot = self.slot()
         values: dict[str, int] = {}
         hook = hooks.loop_entry(entry_slot, plan.entry_where)
-        for key, text in plan.values:
+        for key, text, hoisted in plan.values:
             values[key] = self.value_slot()
-            hook += hooks.entry_value(values[key], text)
+            if hoisted is None:
+                hook += hooks.entry_value(values[key], text)
+            else:  # at the entry of an enclosing loop, after its own hooks
+                _, wrap_start, outer_depth, _ = self.loop_frames[hoisted]
+                self.u.insert(wrap_start, hooks.entry_value(values[key], text), outer_depth)
         region_id, region_hook = (None, "") if plan.parallel_pragma is None else self.region(plan.parallel_pragma, loop_id)
         self.u.insert(plan.wrap_start, "{ " + region_hook + hook, depth)
         self.u.insert(self.src.tokens[plan.header.end].end, " }", depth, closing=True)
@@ -96,6 +101,7 @@ class LoopStatements(LoopPlanning):
         """Walk the body inside the loop (and its region, for a combined construct): its block."""
         self.loops.append(loop_id)
         self.loop_scopes.append(self.scope)
+        self.loop_frames.append((node, plan.wrap_start, depth, self.scope))
         if region_id is not None:
             self.regions.append(region_id)
         opens_parallel = plan.worksharing or region_id is not None
@@ -120,6 +126,7 @@ class LoopStatements(LoopPlanning):
             self.regions.pop()
         self.loops.pop()
         self.loop_scopes.pop()
+        self.loop_frames.pop()
         self.block = saved_block
         return body_block
 

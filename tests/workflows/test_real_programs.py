@@ -304,3 +304,19 @@ def test_old_style_definitions_with_an_implicit_int(tmp_path):
     data = json.loads((tmp_path / "m.json").read_text())
     assert set(data["parameters"]) == {"n"} and not data["fallbacks"]
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80), {"n": 80})
+
+
+def test_invariant_bounds_are_recorded_once_at_the_outer_entry(tmp_path):
+    """The value hook of an inner loop's bound moves to the outermost loop it cannot change in;
+    a bound changed in that loop (m), or a global a call there changes (w), stays; the model is
+    the same as with a hook at each entry: exact at 8x."""
+    instrumented, plain = build(REAL / "hoisted.c", tmp_path)
+    same_output(instrumented, plain, 40, 7)
+    text = (tmp_path / "build" / "hoisted.perfeq.c").read_text()
+    outer = re.search(r"PERFEQ_LOOP_ENTER\(\d+\); ([^\n]*?)for \(int i = 0; i < n; i\+\+\)", text)
+    assert outer and re.findall(r"PERFEQ_VALUE\(\d+, \((\w+)\)\)", outer.group(1)) == ["n", "k"]
+    for bound in ("m", "w"):  # at their own loop's entry
+        assert re.search(rf"PERFEQ_VALUE\(\d+, \({bound}\)\); [^\n]*for \(int j = 0; j < {bound}; j\+\+\)", text)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n, 7) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80, 7), {"n": 80, "k": 7})
