@@ -198,6 +198,7 @@ class Assignment:
     line: int
     block: int | None
     loop: int | None
+    is_global: bool = False  # the variable (the root of the lvalue) is a global of the unit
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,7 @@ class FunctionDescriptor:
     returns: str | None = None  # the expression, when the body is a single return statement
     inlined_ops: dict[str, int] | None = None  # straight-line function: operations added to each caller
     returned_names: list[str] | None = None  # every ``return NAME;`` names one of these; None: other returns
+    locals: list[str] = field(default_factory=list)  # the names the body declares (they hide globals)
 
 
 @dataclass

@@ -72,6 +72,7 @@ class UnitView:
     key: str = ""  # distinguishes loop symbols of different units
 
     def __post_init__(self) -> None:
+        self.peers: list[UnitView] = [self]  # the program's units (globals assigned in another one)
         self.functions = self.data.functions
         self.loops = self.data.loops
         self.blocks = self.data.blocks
@@ -127,6 +128,9 @@ class Resolver:
         symbol = self._parameter(name)
         if symbol is not None:
             return symbol
+        value = self._global_value(name)
+        if value is not None:
+            return value
         if name in self.unit.macros:
             return to_sympy(self.unit.macros[name], self)
         raise Unresolved(f"'{name}'")
@@ -153,6 +157,27 @@ class Resolver:
             ):
                 return parameter_symbol(p)
         return None
+
+    def _global_value(self, name: str) -> sp.Expr | None:
+        """A global this function does not assign: the value of its one assignment in the program
+        (``lastcol = NA;`` in main, read in conj_grad), resolved where it is made; None when the
+        name is this function's or no function assigns it; Unresolved when it is assigned in
+        several places, in a loop, under a condition, or updated."""
+        root = path_root(name)
+        if root in self.fdesc.params or root in self.fdesc.locals:
+            return None
+        found = [(unit, index, a) for unit in self.unit.peers for index, f in enumerate(unit.functions)
+                 for a in f.assignments if a.variable == name and a.is_global]
+        if not found:
+            return None
+        if len(found) > 1:
+            raise Unresolved(f"global '{name}' is assigned in {len(found)} places")
+        unit, index, assignment = found[0]
+        sub = Resolver(unit, index, assignment.loop, assignment.line, self.param_symbols)
+        sub.depth = self.depth
+        if assignment.op != "=" or assignment.loop is not None or sub._conditional(assignment.block):
+            raise Unresolved(f"global '{name}' is assigned in a loop, under a condition or with {assignment.op}")
+        return to_sympy(assignment.text, sub)
 
     def _is_local(self, name: str) -> bool:
         return any(a.variable == name for a in self.fdesc.assignments) or name in self.fdesc.params

@@ -179,9 +179,11 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
 
     def descriptor(self, **counts) -> d.FunctionDescriptor:
         """The function's descriptor with ``counts`` (slots, blocks, assignments, inlined operations)."""
+        declared = {decl.name for decl in find(self.funcdef.body, c_ast.Decl) if decl.name}
         return d.FunctionDescriptor(id=self.index, name=self.name, line=self.funcdef.coord.line,
                                     params=self.params, recursive=False, returns=self.returned_expression(),
-                                    returned_names=self.returned_names(), **counts)
+                                    returned_names=self.returned_names(), locals=sorted(declared - set(self.params)),
+                                    **counts)
 
     def returned_names(self) -> list[str] | None:
         """The variables ``return NAME;`` statements return; None if a return gives anything else."""
@@ -350,9 +352,11 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             end = self.src.scan_to(op + 1, (";", ",", ")"))
         except SourceError:
             return
+        root = re.match(r"[A-Za-z_]\w*", path)
         self.assignments.append(d.Assignment(variable=path, op=node.op,
                                              text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
-                                             block=self.block_id, loop=self.loop))
+                                             block=self.block_id, loop=self.loop,
+                                             is_global=bool(root) and self.scope.owner(root.group(0)) is self.u.globals))
 
     # ---- sub-statements -------------------------------------------------------------------
     def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,

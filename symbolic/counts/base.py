@@ -60,6 +60,7 @@ class CountBase:
                       enumerate(sorted(run.units.items()))}
         for unit in self.units.values():
             unit.params = [p for p in unit.params if not self._constant_macro(p)]
+            unit.peers = list(self.units.values())
         self.fallbacks: list[Fallback] = []
         self.param_symbols = self._param_symbols()
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips

@@ -118,12 +118,21 @@ class CountModel(LoopTrips, Branches, CommCounts):
         while loop_id is not None:
             loop = unit.loops[loop_id]
             expr = self._sum_over(ctx, unit, loop, expr)
+            if self._shared_by_team(unit, loop):
+                expr = expr / T  # each of the T threads entering it runs a share of its iterations
             expr = expr * self.local(ctx, unit, loop.block)
             loop_id = loop.parent
         result = self.invocations(ctx, expr)
         if weight is None:
             self._cache[key] = result
         return result
+
+    @staticmethod
+    def _shared_by_team(unit: UnitView, loop) -> bool:
+        """An ``omp for`` of its own (not a combined ``parallel for``): every thread of the team
+        enters it, and its iterations are divided among them."""
+        return loop.worksharing and not any(r.loop == loop.id and r.function == loop.function
+                                            for r in unit.data.regions)
 
     def _call_ratio(self, ctx: ContextObservation, punit: UnitView, call: CallDescriptor) -> sp.Expr:
         """Calls per execution of where the call stands (its block, or for a call in a loop header
