@@ -83,15 +83,17 @@ SPLIT_COSTS: tuple[str, ...] = (
 # Best held-out accuracy on the bundled campaigns (benchmarks/prediction_accuracy.py): memory
 # operations, mispredicted branches, chained flops and loads on a shared node.
 RECOMMENDED_COSTS: tuple[str, ...] = ("loads", "stores", "branch", "chain", "shared")
-# The cost sets a calibration tries in turn (perfeq.fitting.regression.costsets): the recommended set
-# with the message costs when the runs pin them down, then simpler sets until no cost comes out negative.
+# The cost sets a calibration chooses from (perfeq.fitting.regression.costsets), richest first: the
+# recommended set with the message costs, then simpler sets, down to the paper's operations alone.
 COST_SET_LADDER: tuple[tuple[str, ...], ...] = (
     (*RECOMMENDED_COSTS, *MESSAGE_COSTS),
     (*RECOMMENDED_COSTS, "bytes"),
     RECOMMENDED_COSTS,
     ("loads", "stores", "branch", "chain"),
     ("loads", "stores", "branch"),
+    ("ops", "branch", *MESSAGE_COSTS),
     ("ops", "branch", "bytes"),
+    ("ops", *MESSAGE_COSTS),
     ("ops", "branch"),
     ("ops", "bytes"),
     ("ops",),

@@ -10,6 +10,7 @@ in the problem-size parameters, P, the rank and T.  It is written as versioned J
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -72,6 +73,7 @@ class CostModel:
     self_check: dict = field(default_factory=dict)  # perfeq.symbolic.fidelity: the model against its runs
     # counts a model file written by an older perfeq does not carry (version 1: "chain")
     missing: tuple[str, ...] = ()
+    digest: str = ""  # the program's identity: program_digest of its instrumented units ("" when unknown)
     _compiled: dict = field(default_factory=dict, repr=False)
 
     def require(self, *keys: str) -> None:
@@ -199,6 +201,7 @@ class CostModel:
             "perfeq": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "program": self.program,
+            "digest": self.digest,
             "parameters": self.parameters,
             "symbols": {"P": "MPI processes", "T": "OpenMP threads per process", "rank": "MPI rank"},
             "traces": self.traces,
@@ -218,6 +221,16 @@ class CostModel:
 
     def save(self, path: Path) -> None:
         write_atomic(Path(path), json.dumps(self.to_dict(), indent=1) + "\n")
+
+
+def program_digest(unit_digests) -> str:
+    """One program's identity from the SHA-256 digests of its units' source texts (order-free), or ""
+    when a unit's digest is unknown.  Two builds of the same sources (other -D sizes, other flags) are
+    one program; a file renamed is the same program, and a file edited is another."""
+    digests = sorted(unit_digests)
+    if not digests or not all(isinstance(d, str) and d for d in digests):
+        return ""
+    return hashlib.sha256("\n".join(digests).encode()).hexdigest()
 
 
 def load_model(path: str | Path) -> CostModel:
@@ -249,7 +262,8 @@ def load_model(path: str | Path) -> CostModel:
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
                      data.get("traces", []), data.get("runs", []), data.get("unused_candidates", []),
-                     data.get("self_check", {}), missing=("chain",) if data["version"] == 1 else ())
+                     data.get("self_check", {}), missing=("chain",) if data["version"] == 1 else (),
+                     digest=str(data.get("digest", "")))
 
 
 def _is_trace(path: Path) -> bool:
@@ -313,6 +327,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
         unused=unused,
+        digest=program_digest(unit.digest for unit in run.units.values()),
     )
     if check:
         fidelity = fidelity_check.self_check(model, runs, traces)

@@ -18,6 +18,7 @@ C_PROGRAMS = TESTS / "c"
 DATA = TESTS / "data"
 DOCS = ROOT / "docs"
 EXAMPLES = ROOT / "examples"
+BENCHMARK_DATA = ROOT / "benchmarks" / "data"  # kept calibration campaigns (runs CSVs)
 
 
 def one_line_error(capsys) -> str:

@@ -81,7 +81,8 @@ def _add_validate(subparsers: argparse._SubParsersAction) -> None:
         help="folder for table1.txt/.csv, predictions.csv, validation.json and the plots",
     )
     v.add_argument(
-        "--costs", metavar="LIST", help="costs to fit, e.g. ops,startup,bytes (default: every column)"
+        "--costs", metavar="LIST", help="costs to fit, e.g. ops,startup,bytes, or 'all' for every column "
+        "(default: each fold chooses its set from its training applications, as perfeq fit does)"
     )
     v.add_argument(
         "--weighting", choices=WEIGHTINGS, default="relative", help="as for perfeq fit (default relative)"
@@ -228,14 +229,15 @@ def run_validate(args: argparse.Namespace) -> int:
     if args.output.exists() and not args.output.is_dir():
         raise UsageError(f"-o {args.output}: exists and is not a folder")
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
-    costs = parse_cost_list(args.costs) if args.costs is not None else None
+    given = args.costs is not None and args.costs.strip() != "all"
     result = cross_validate(
         runs,
-        costs,
+        parse_cost_list(args.costs) if given else None,
         weighting=args.weighting,
         intercept=args.intercept,
         level=args.level,
         between_app=not args.within_fit_intervals,
+        choose=args.costs is None,
     )
     written = write_validation(result, args.output)
     if args.json:

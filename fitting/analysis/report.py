@@ -247,7 +247,8 @@ def _prediction(model: CostModel, equation: TimeEquation, point: Point, level: f
     counts, rank = equation.slowest(values, point.procs)
     blocks = equation.block_seconds(values, point.procs)
     result: Prediction = predict(equation.profile, {k: counts[k] for k in equation.priced}, level=level,
-                                 procs=point.procs, threads=point.threads, all_counts=counts)
+                                 digest=model.digest, procs=point.procs, threads=point.threads,
+                                 all_counts=counts)
     shares = sorted(blocks.items(), key=lambda item: -abs(item[1]))[:TOP_BLOCKS]
     notes = ([result.extrapolation] if result.extrapolation else []) + list(result.warnings)
     return {

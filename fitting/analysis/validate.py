@@ -15,6 +15,7 @@ import numpy as np
 
 from perfeq.errors import FitError, UsageError
 from perfeq.fitting.costs import COSTS
+from perfeq.fitting.regression.costsets import select_costs
 from perfeq.fitting.regression.fit import fit_machine
 from perfeq.fitting.regression.predict import predict
 from perfeq.fitting.regression.profile import MachineProfile
@@ -114,6 +115,7 @@ class Validation:
     skipped: dict[str, str] = field(default_factory=dict)
     between_app: bool = True  # prediction intervals include the between-application error
     floors: Floors | None = None  # in-sample errors of the same costs: what the held-out error is above
+    chosen: bool = False  # each fold chose its costs (``costs`` is then the set most folds chose)
 
     def to_dict(self) -> dict:
         return {
@@ -121,6 +123,7 @@ class Validation:
             "weighting": self.weighting,
             "intercept": self.intercept,
             "costs": self.costs,
+            "costs_chosen_per_fold": self.chosen,
             "between_app": self.between_app,
             "summary": [asdict(s) for s in (*self.summaries, self.overall)],
             "skipped": self.skipped,
@@ -136,6 +139,7 @@ def cross_validate(
     intercept: bool = False,
     level: float = 0.95,
     between_app: bool = True,
+    choose: bool = False,
 ) -> Validation:
     """Leave each application out in turn: fit on the others, predict its runs.
 
@@ -148,6 +152,10 @@ def cross_validate(
         of that fold (and noted).
     level : float
         Level of the prediction intervals; their coverage is reported.
+    choose : bool
+        Choose the cost set in each fold as ``perfeq fit`` does by default (``costsets.select_costs``)
+        from the training applications alone, so the held-out application takes no part in the
+        choice either; ``costs`` is then ignored.  The set each fold chose is in its summary's notes.
     between_app : bool
         Prediction intervals for the held-out application include the between-application error,
         estimated (``fit.between_application_error``) by leaving each *training* application out in
@@ -165,14 +173,20 @@ def cross_validate(
     held: list[HeldOutRun] = []
     summaries: list[Summary] = []
     skipped: dict[str, str] = {}
+    chosen: list[tuple[str, ...]] = []
     for app in apps:
+        training = [run for run in runs if run.app != app]
         try:
-            profile = fit_machine([run for run in runs if run.app != app], costs, weighting=weighting,
+            fold_costs = select_costs(training, intercept=intercept, weighting=weighting).chosen if choose else costs
+            profile = fit_machine(training, fold_costs, weighting=weighting,
                                   intercept=intercept, drop_empty=True, level=level, between_app=between_app)
         except FitError as exc:
             skipped[app] = str(exc)
             continue
         predicted, notes = _predict_held_out(profile, [run for run in runs if run.app == app], app, level)
+        if choose:
+            chosen.append(tuple(fold_costs))
+            notes.insert(0, f"costs chosen on the other applications: {','.join(fold_costs)}")
         held.extend(predicted)
         others = tuple(a for a in apps if a != app)
         tau = profile.between_app.sigma if between_app and profile.between_app else None
@@ -180,9 +194,11 @@ def cross_validate(
     if not held:
         first = next(iter(skipped.items()))
         raise FitError(f"no application could be predicted; leaving out {first[0]}: {first[1]}")
+    if choose:  # the floors of the set most folds chose
+        costs = max(dict.fromkeys(chosen), key=chosen.count)
     floors = error_floors([run for run in runs if run.app not in skipped], costs, weighting, intercept)
     return Validation(level, weighting, intercept, list(costs) if costs else None, held, summaries,
-                      summarize("all", held), skipped, between_app, floors)
+                      summarize("all", held), skipped, between_app, floors, chosen=choose)
 
 
 def _applications(runs: Sequence[Run], costs: Sequence[str] | None) -> list[str]:

@@ -23,14 +23,20 @@ ERROR_MARKS = (20.0, 40.0, 60.0)  # the paper: over 90 % of runs within 40 % err
 
 
 # ---- printing ---------------------------------------------------------------------------------------
+def _costs_text(result: Validation) -> str:
+    if result.chosen:
+        return (", costs chosen in each fold from its training applications (most often "
+                f"{','.join(result.costs or ())})")
+    return f", costs {','.join(result.costs)}" if result.costs else ""
+
+
 def format_validation(result: Validation) -> str:
     """Table 1 as text, with the coverage of the prediction intervals and the skipped applications."""
     percent = f"{100 * result.level:g}%"
     lines = [
         f"leave-one-application-out validation ({result.weighting} weighting"
         f"{', with const' if result.intercept else ''}"
-        f"{', costs ' + ','.join(result.costs) if result.costs else ''}): each application predicted "
-        "from a fit on the others"
+        f"{_costs_text(result)}): each application predicted from a fit on the others"
     ]
     if result.between_app:
         lines.append(

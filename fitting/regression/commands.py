@@ -16,6 +16,7 @@ from pathlib import Path
 from perfeq.arguments import parse_assignments
 from perfeq.errors import UsageError
 from perfeq.fitting.costs import COSTS, INTERCEPT
+from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.diagnostics import write_residual_plots
 from perfeq.fitting.regression.fit import fit_machine
 from perfeq.fitting.regression.profile import WEIGHTINGS, manual_profile, save_profile
@@ -42,7 +43,9 @@ def _add_fit(subparsers: argparse._SubParsersAction) -> None:
     fit.add_argument(
         "--costs",
         metavar="LIST",
-        help=f"comma-separated costs to fit, from {','.join(COSTS)} (default: every count column of the CSV)",
+        help=f"comma-separated costs to fit, from {','.join(COSTS)}, or 'all' for every count column of the "
+        "CSV (default: the set that best predicts each application from the others' runs, among perfeq's "
+        "physically meaningful sets: see docs/machine-profile.md)",
     )
     fit.add_argument(
         "--weighting",
@@ -102,23 +105,25 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
     p.add_argument("--level", type=float, default=0.95)
     p.add_argument("--application", metavar="NAME",
-                   help="the program's name among the runs the machine was fitted on (default: the model's "
-                   "source file name); a program not among them gets the between-application error")
+                   help="the program is this fitted application (only for profiles whose runs carry no "
+                   "digest; otherwise the program is recognised by the digest of its sources, whatever "
+                   "its name); a program not among them gets the between-application error")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    costs = parse_cost_list(args.costs) if args.costs is not None else None
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
-    profile = fit_machine(
-        runs,
-        costs,
-        weighting=args.weighting,
-        intercept=args.intercept,
-        drop_empty=args.drop_empty,
-        level=args.level,
-    )
+    said: list[str] = []
+    if args.costs is None:
+        profile = fit_selected(runs, intercept=args.intercept, weighting=args.weighting, level=args.level,
+                               report=said.append)
+    else:
+        costs = None if args.costs.strip() == "all" else parse_cost_list(args.costs)
+        profile = fit_machine(runs, costs, weighting=args.weighting, intercept=args.intercept,
+                              drop_empty=args.drop_empty, level=args.level)
+    if said:
+        print("\n".join(said), file=sys.stderr if args.json else sys.stdout)
     if args.output:
         save_profile(profile, args.output)
     plots = write_residual_plots(profile, args.plots) if args.plots else ()
@@ -199,8 +204,8 @@ def run_predict(args: argparse.Namespace) -> int:
             if key in profile.names:
                 entry[key] = entry.get(key, 0.0) + value
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
-    application = args.application or Path(model.program).stem
-    prediction = predict(profile, priced, blocks, level=args.level, application=application, procs=procs,
+    prediction = predict(profile, priced, blocks, level=args.level, application=args.application,
+                         digest=model.digest, procs=procs,
                          threads=threads, all_counts=slowest)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
     prediction = dataclasses.replace(prediction, warnings=prediction.warnings + tuple(

@@ -1,48 +1,113 @@
-"""Choosing the cost set of a calibration: fit a ladder of cost sets, richest first, and keep the first
-whose costs are all admissible (fitted, none negative).
+"""Choosing the cost set of a calibration: the set that best predicts applications the fit never saw.
 
-Fitting policy on top of ``fit.fit_machine``; the ladder itself is ``costs.COST_SET_LADDER``.  Used by
-``perfeq tour`` after its calibration campaign.
+Fitting policy on top of ``fit.fit_machine``, used by ``perfeq fit`` and ``perfeq validate`` when no
+``--costs`` is given, and by ``perfeq tour``.  The candidates are ``costs.COST_SET_LADDER`` (richest
+first) restricted to the columns the runs exercise.  A candidate is *admissible* when it can be fitted
+on all the runs (no column linearly dependent on the others) and no cost comes out negative (a
+negative price is the fit absorbing something else, not a machine cost).  Among the admissible ones
+the fit keeps the one with the smallest leave-one-application-out mean |error|: each application's
+runs predicted from a fit on the other applications' runs, the error a program the fit never saw
+can expect.  With runs of one application there is nothing to hold out, and the first admissible
+set of the ladder is kept.  The choice, the criterion and every candidate's held-out error are
+recorded in the machine profile (``selection``, docs/machine-profile.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import numpy as np
 
 from perfeq.errors import FitError
 from perfeq.fitting.costs import COST_SET_LADDER
 from perfeq.fitting.regression.fit import fit_machine
-from perfeq.fitting.regression.profile import MachineProfile
+from perfeq.fitting.regression.predict import count_vector
+from perfeq.fitting.regression.profile import HELD_OUT, LADDER, Candidate, MachineProfile, Selection
+from perfeq.fitting.regression.report import selection_lines
 from perfeq.fitting.regression.runs import Run
 
 
-def fit_first_admissible(
+def candidate_sets(runs: Sequence[Run], ladder: Sequence[Sequence[str]] = COST_SET_LADDER) -> list[tuple[str, ...]]:
+    """The sets of ``ladder`` whose every cost is a count some run has (non-zero), in ladder order."""
+    present = {name for run in runs for name, value in run.counts.items() if value}
+    return [tuple(costs) for costs in dict.fromkeys(tuple(c) for c in ladder) if set(costs) <= present]
+
+
+def select_costs(
     runs: Sequence[Run],
     ladder: Sequence[Sequence[str]] = COST_SET_LADDER,
     *,
-    intercept: bool = True,
+    intercept: bool = False,
+    weighting: str = "relative",
+) -> Selection:
+    """Choose the cost set for ``runs`` (see the module docstring); FitError when none is admissible."""
+    sets = candidate_sets(runs, ladder)
+    if not sets:
+        raise FitError("none of the cost sets perfeq tries has counts in these runs: "
+                       f"{'; '.join(','.join(c) for c in ladder)}")
+    apps = list(dict.fromkeys(run.app for run in runs))
+    judge = len(apps) > 1
+    candidates = [_candidate(runs, costs, apps if judge else [], intercept, weighting) for costs in sets]
+    usable = [c for c in candidates if c.admissible]
+    if not usable:
+        raise FitError("no cost set could be fitted with every cost non-negative: "
+                       + "; ".join(f"{','.join(c.costs)}: {c.reason}" for c in candidates))
+    if judge:
+        return Selection(min(usable, key=_rank_key).costs, HELD_OUT, tuple(candidates), intercept)
+    return Selection(usable[0].costs, LADDER, tuple(candidates), intercept)
+
+
+def fit_selected(
+    runs: Sequence[Run],
+    ladder: Sequence[Sequence[str]] = COST_SET_LADDER,
+    *,
+    intercept: bool = False,
+    weighting: str = "relative",
+    level: float = 0.95,
     report: Callable[[str], None] | None = None,
 ) -> MachineProfile:
-    """Fit each cost set of ``ladder`` in turn and return the first fit without a negative cost.
+    """Choose the cost set (``select_costs``), fit it, and keep the choice in the profile.
 
-    A set that cannot be fitted is skipped; a set with negative costs is kept as the fallback and the
-    next one tried, so when every fitted set has a negative cost the last one fitted is returned.
-    ``report`` receives one line per set given up (``costs a,b: why; trying fewer``).  FitError when
-    no set can be fitted at all.
+    ``report`` receives the lines of ``report.selection_lines``.
     """
-    say = report or (lambda _text: None)
-    profile = None
-    for costs in ladder:
+    selection = select_costs(runs, ladder, intercept=intercept, weighting=weighting)
+    for line in selection_lines(selection):
+        (report or (lambda _text: None))(line)
+    profile = fit_machine(runs, list(selection.chosen), weighting=weighting, intercept=intercept, level=level)
+    return replace(profile, selection=selection)
+
+
+def _rank_key(candidate: Candidate) -> float:
+    return np.inf if candidate.held_out is None else candidate.held_out
+
+
+def _candidate(runs: Sequence[Run], costs: tuple[str, ...], apps: list[str], intercept: bool,
+               weighting: str) -> Candidate:
+    """``costs`` fitted on every run (admissibility), then held out application by application."""
+    try:
+        whole = fit_machine(runs, list(costs), weighting=weighting, intercept=intercept, between_app=False)
+    except FitError as exc:
+        return Candidate(costs, reason=str(exc))
+    reason = _negative(whole)
+    if reason or not apps:
+        return Candidate(costs, reason=reason)
+    errors: list[float] = []
+    for app in apps:
         try:
-            candidate = fit_machine(runs, costs=list(costs), intercept=intercept)
+            fold = fit_machine([r for r in runs if r.app != app], list(costs), weighting=weighting,
+                               intercept=intercept, drop_empty=True, between_app=False)
         except FitError as exc:
-            say(f"costs {','.join(costs)}: {exc}; trying fewer")
-            continue
-        negative = [name for name, value in candidate.values.items() if value < 0]
-        profile = candidate
-        if not negative:
-            break
-        say(f"costs {','.join(costs)}: negative {', '.join(negative)} (not a machine cost); trying fewer")
-    if profile is None:
-        raise FitError("no set of costs could be fitted from the calibration runs")
-    return profile
+            return Candidate(costs, reason=f"{app} cannot be predicted from the other applications: {exc}")
+        mine = [r for r in runs if r.app == app]
+        beta = np.array([fold.costs[name].value for name in fold.names])
+        predicted = np.array([count_vector(fold, r.counts) for r in mine]) @ beta
+        measured = np.array([r.time_s for r in mine])
+        errors.extend(np.abs(predicted - measured) / measured)
+    return Candidate(costs, held_out=float(np.mean(errors)))
+
+
+def _negative(profile: MachineProfile) -> str:
+    """Why ``profile`` is not a machine's costs (a negative cost), or ""."""
+    negative = [f"{name} = {value:.3g} s" for name, value in profile.values.items() if value < 0]
+    return f"negative {', '.join(negative)} (not a machine cost)" if negative else ""

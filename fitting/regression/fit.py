@@ -336,6 +336,7 @@ def _run_summaries(design: Design, result, weights: np.ndarray) -> tuple[RunSumm
     std_resid = pearson / (np.sqrt(result.scale) * np.sqrt(1.0 - leverage))
     fitted = result.fittedvalues.to_numpy()
     return tuple(
-        RunSummary(run.app, run.params, run.procs, run.threads, run.rep, run.time_s, float(fit), float(r))
+        RunSummary(run.app, run.params, run.procs, run.threads, run.rep, run.time_s, float(fit), float(r),
+                   run.digest)
         for run, fit, r in zip(design.runs, fitted, std_resid, strict=True)
     )

@@ -87,6 +87,7 @@ def predict(
     *,
     extrapolation_factor: float = 10.0,
     application: str | None = None,
+    digest: str = "",
     procs: int | None = None,
     threads: int | None = None,
     all_counts: Mapping[str, float] | None = None,
@@ -107,10 +108,12 @@ def predict(
         Confidence level of both intervals (t distribution with the fit's residual degrees of freedom).
     extrapolation_factor : float
         Warn when a dominant count exceeds this multiple of its largest calibration value.
-    application : str, optional
-        Name of the program predicted.  Unless it is one of the applications the profile was fitted
-        on, it is a new application, and the prediction interval adds the profile's
-        between-application error (when the profile has one).
+    application, digest : str, optional
+        Which program is predicted.  Unless it is one of the applications the profile was fitted on,
+        it is a new application, and the prediction interval adds the profile's between-application
+        error (when the profile has one).  ``digest`` (the model's ``program_digest``) decides by
+        content, whatever the file is called, when the profile's runs carry digests; ``application``,
+        a name the user vouches for, decides by name otherwise (see :func:`fitted_application`).
     procs, threads, all_counts : optional
         Where it is made and every count there: the warnings then say where it leaves the calibrated
         box (:func:`calibration_warnings`).  The intervals are :func:`_intervals`' (none if manual).
@@ -126,7 +129,8 @@ def predict(
     block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes)
     if time_s <= 0:
         notes.append(f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts")
-    intervals = _intervals(profile, x, time_s, level, application) if profile.has_intervals else _MANUAL_INTERVALS
+    fitted = fitted_application(profile, application, digest)
+    intervals = _intervals(profile, x, time_s, level, fitted) if profile.has_intervals else _MANUAL_INTERVALS
     extrapolation = _extrapolation(profile, dict(zip(profile.names, x, strict=True)), contributions, time_s,
                                    extrapolation_factor)
     return Prediction(time_s=time_s, level=level, contributions=contributions, blocks=block_parts,
@@ -188,13 +192,28 @@ def _intervals(
     )
 
 
+def fitted_application(profile: MachineProfile, application: str | None, digest: str = "") -> str | None:
+    """The fitted application the program predicted is, or None for a program the fit never saw.
+
+    By content first: a program whose ``digest`` is that of a fitted application's runs is that
+    application, and one whose digest is not among them is new, whatever its name.  By name only
+    when the profile's runs carry no digests (a profile from an older perfeq, runs imported by hand)
+    and the name was given (``perfeq predict --application``).
+    """
+    digests = {run.digest: run.app for run in profile.runs if run.digest}
+    if digests:
+        return digests.get(digest) if digest else (application if application in digests.values() else None)
+    return application if application in profile.apps else None
+
+
 def _between_app(profile: MachineProfile, application: str | None) -> tuple[float | None, str]:
-    """The between-application error to add (None: none) and a sentence saying what the interval holds."""
+    """The between-application error to add (None: none) and a sentence saying what the interval holds;
+    ``application`` is the fitted application predicted (``fitted_application``), None for a new one."""
     between = profile.between_app
-    if application is not None and application in profile.apps:
+    if application is not None:
         return None, (
-            f"'{application}' is one of the fitted applications: the prediction interval holds the fit's "
-            "own error only"
+            f"the program is '{application}', one of the fitted applications: the prediction interval "
+            "holds the fit's own error only"
         )
     if between is None:
         return None, (
@@ -248,8 +267,12 @@ def _check_count(name: str, value: float, where: str) -> float:
 def calibration_warnings(profile: MachineProfile, procs: int | None, threads: int | None,
                          counts: Mapping[str, float] | None) -> list[str]:
     """Where a prediction leaves the box its profile was calibrated in: more processes or threads than
-    any calibration run had, and message counts the profile does not price (they count as zero)."""
+    any calibration run had, message counts the profile does not price (they count as zero), and costs
+    written by hand rather than measured."""
     notes = []
+    if profile.source == "manual":
+        notes.append("the costs come from a hand-written profile (perfeq machine-profile), not from runs "
+                     "measured on the machine: nothing says how far this prediction can be trusted")
     for value, name, what in ((procs, "P", "processes"), (threads, "T", "threads")):
         calibrated = [run.procs if name == "P" else run.threads for run in profile.runs]
         if value is not None and calibrated and value > max(calibrated):

@@ -46,6 +46,7 @@ class RunSummary:
     time_s: float
     fitted_s: float
     std_resid: float  # internally studentized residual (dimensionless)
+    digest: str = ""  # the program's identity (runs CSV column digest), "" when unknown
 
 
 def error_text(value: float, weighting: str | None, sign: bool = False) -> str:
@@ -70,6 +71,48 @@ class BetweenApp:
     df: int
     app_bias: Mapping[str, float]
     method: str = "leave-one-application-out"
+
+
+HELD_OUT = "held-out"  # selection criterion: leave-one-application-out mean |error|
+LADDER = "ladder"  # selection criterion: the first admissible set (runs of one application)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One cost set tried: its held-out mean |error| and, when it cannot be used, why."""
+
+    costs: tuple[str, ...]
+    held_out: float | None = None  # leave-one-application-out mean |(predicted - measured) / measured|
+    reason: str = ""  # why the set is not admissible; "" when it is
+
+    @property
+    def admissible(self) -> bool:
+        return not self.reason
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The cost set chosen, by which criterion, and every candidate in the order tried."""
+
+    chosen: tuple[str, ...]
+    criterion: str  # HELD_OUT or LADDER
+    candidates: tuple[Candidate, ...]
+    intercept: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"chosen": list(self.chosen), "criterion": self.criterion, "intercept": self.intercept,
+                "candidates": [{**asdict(c), "costs": list(c.costs)} for c in self.candidates]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str) -> Selection:
+        try:
+            candidates = tuple(Candidate(tuple(str(n) for n in c["costs"]),
+                                         None if c.get("held_out") is None else float(c["held_out"]),
+                                         str(c.get("reason", ""))) for c in data["candidates"])
+            return cls(tuple(str(n) for n in data["chosen"]), str(data["criterion"]), candidates,
+                       bool(data.get("intercept", False)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise FitError(f"'selection' is malformed ({exc})", location=where) from None
 
 
 @dataclass(frozen=True)
@@ -99,6 +142,7 @@ class MachineProfile:
     calibration_range: Mapping[str, tuple[float, float]] | None = None  # min, max count per cost
     warnings: tuple[str, ...] = field(default=())
     between_app: BetweenApp | None = None  # None: one application, or not estimated
+    selection: Selection | None = None  # how the cost set was chosen; None: given with --costs
 
     @property
     def apps(self) -> frozenset[str]:
@@ -146,6 +190,8 @@ class MachineProfile:
         )
         if self.between_app is not None:
             data["between_app"] = {**asdict(self.between_app), "app_bias": dict(self.between_app.app_bias)}
+        if self.selection is not None:
+            data["selection"] = self.selection.to_dict()
         return data
 
     @classmethod
@@ -253,6 +299,7 @@ def _fit_fields(data: Mapping[str, Any], costs: Mapping[str, CostEstimate], wher
         runs=runs,
         calibration_range=ranges,
         between_app=_between_app(data.get("between_app"), f"{where}: between_app"),
+        selection=None if data.get("selection") is None else Selection.from_dict(data["selection"], where),
     )
 
 
@@ -278,6 +325,8 @@ def _between_app(entry: Any, where: str) -> BetweenApp | None:
 
 def _run_summary(entry: Any, where: str) -> RunSummary:
     names = [item.name for item in fields(RunSummary)]
+    if isinstance(entry, Mapping) and "digest" not in entry:  # written before programs had an identity
+        entry = {**entry, "digest": ""}
     if not isinstance(entry, Mapping) or sorted(entry) != sorted(names):
         raise FitError(f"expected a mapping with keys {', '.join(names)}", location=where)
     try:

@@ -7,7 +7,24 @@ from __future__ import annotations
 
 from perfeq.fitting.costs import cost_spec
 from perfeq.fitting.regression.predict import Prediction
-from perfeq.fitting.regression.profile import MachineProfile, error_text
+from perfeq.fitting.regression.profile import HELD_OUT, MachineProfile, Selection, error_text
+
+
+def selection_lines(selection: Selection) -> list[str]:
+    """The cost set chosen and why, the best runners-up and the sets given up (``perfeq fit``, the tour)."""
+    const = " (+ const)" if selection.intercept else ""
+    usable = sorted((c for c in selection.candidates if c.held_out is not None), key=lambda c: c.held_out)
+    if selection.criterion == HELD_OUT:
+        best = next(c for c in usable if c.costs == selection.chosen)
+        lines = [f"costs chosen by leave-one-application-out cross-validation: {','.join(selection.chosen)}"
+                 f"{const}, held-out mean |error| {100 * best.held_out:.1f} %"]
+    else:
+        lines = [f"costs: {','.join(selection.chosen)}{const}, the first admissible set of perfeq's list "
+                 "(runs of one application: none to hold out)"]
+    lines += [f"  runner-up {','.join(c.costs)}: held-out mean |error| {100 * c.held_out:.1f} %"
+              for c in usable if c.costs != selection.chosen][:3]
+    lines += [f"  not admissible {','.join(c.costs)}: {c.reason}" for c in selection.candidates if c.reason]
+    return lines
 
 
 def format_profile(profile: MachineProfile) -> str:

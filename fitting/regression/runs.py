@@ -29,10 +29,12 @@ FORMAT = "perfeq-runs"
 VERSION = 1
 MAGIC = f"# {FORMAT} {VERSION}"
 ID_COLUMNS = ("app", "params", "procs", "threads", "rep", "time_s")
-TAIL_COLUMNS = ("host", "build", "timestamp")
-OPTIONAL_TAIL = ("build",)  # written only when some run has a value
+TAIL_COLUMNS = ("host", "build", "timestamp", "digest")
+OPTIONAL_TAIL = ("build", "digest")  # written only when some run has a value
+DROPPABLE = ("digest",)  # a file without the column takes new runs without it
 REQUIRED_COLUMNS = ("app", "params", "procs", "time_s")
-_DEFAULTS = {"threads": "1", "rep": "0", "host": "", "build": "", "timestamp": ""}
+_DEFAULTS = {"threads": "1", "rep": "0", "host": "", "build": "", "timestamp": "", "digest": ""}
+_DIGEST_RE = re.compile(r"[0-9a-f]{64}$")
 _MAGIC_RE = re.compile(r"#\s*perfeq-runs\s+(\S+)\s*$")
 _PARAM_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -51,6 +53,7 @@ class Run:
     host: str = ""
     timestamp: str = ""  # ISO 8601, or ""
     build: str = ""  # build configuration, e.g. "O3" (perfeq calibrate --build), or ""
+    digest: str = ""  # the program's identity (perfeq.symbolic.model.program_digest), or ""
     where: str = field(default="", compare=False)  # "runs.csv:17" when read from a file
 
     @property
@@ -131,7 +134,7 @@ def write_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
     """Write ``runs`` as a whole new runs CSV (temp file + rename: never half-written)."""
     runs = tuple(runs)
     costs = _count_columns(runs)
-    columns = _columns(costs, build=any(run.build for run in runs))
+    columns = _columns(costs, _optional(runs))
     write_atomic(path, f"{MAGIC}\n{_format_rows(columns, runs, header=True)}")
 
 
@@ -146,7 +149,7 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
     if not target.exists() or target.stat().st_size == 0:
         write_runs(target, runs)
         return
-    columns = check_appendable(target, _count_columns(runs), any(run.build for run in runs))
+    columns = check_appendable(target, _count_columns(runs), _optional(runs))
     text = _format_rows(columns, runs, header=False)
     with open(target, "r+", encoding="utf-8", newline="") as handle:
         handle.seek(0, os.SEEK_END)
@@ -159,29 +162,38 @@ def append_runs(path: str | os.PathLike[str], runs: Iterable[Run]) -> None:
         os.fsync(handle.fileno())
 
 
-def check_appendable(path: str | os.PathLike[str], costs: Iterable[str], build: bool) -> tuple[str, ...]:
-    """The columns rows with these count columns (and a build or not) go out with when appended to
-    the runs CSV ``path``; FitError when its header has other columns (e.g. a file written before a
-    count column existed).  A missing or empty file takes any."""
+def check_appendable(path: str | os.PathLike[str], costs: Iterable[str],
+                     optional: Iterable[str] = ()) -> tuple[str, ...]:
+    """The columns rows with these count columns and optional columns (``build``, ``digest``) go out
+    with when appended to the runs CSV ``path``; FitError when its header has other columns (e.g. a
+    file written before a count column existed).  A missing or empty file takes any.  Runs without a
+    build go into a file with a build column (empty field), not the other way round; runs with a
+    digest go into a file without the column without it (the file's programs stay known by name)."""
     target = Path(path)
-    costs = tuple(costs)
+    costs, optional = tuple(costs), set(optional)
     if not target.exists() or target.stat().st_size == 0:
-        return _columns(costs, build=build)
+        return _columns(costs, optional)
     existing = _header_of(target)
-    # runs without a build go into a file with a build column (empty field), not the other way round
-    columns = _columns(costs, build=build or existing == _columns(costs, build=True))
-    if existing != columns:
-        raise FitError(
-            f"columns are {','.join(existing)}; the new runs have {','.join(columns)}; "
-            "write them to a new file",
-            location=str(target),
-        )
-    return columns
+    needed = optional - set(DROPPABLE)
+    for extra in ((), *((name,) for name in OPTIONAL_TAIL), OPTIONAL_TAIL):
+        if needed <= set(extra) and existing == _columns(costs, extra):
+            return existing
+    columns = _columns(costs, optional)
+    raise FitError(
+        f"columns are {','.join(existing)}; the new runs have {','.join(columns)}; write them to a new file",
+        location=str(target),
+    )
 
 
-def _columns(costs: Iterable[str], build: bool = False) -> tuple[str, ...]:
-    tail = TAIL_COLUMNS if build else tuple(c for c in TAIL_COLUMNS if c not in OPTIONAL_TAIL)
+def _columns(costs: Iterable[str], optional: Iterable[str] = ()) -> tuple[str, ...]:
+    """The header: the id columns, ``costs``, and the tail with the ``optional`` columns named."""
+    tail = tuple(c for c in TAIL_COLUMNS if c not in OPTIONAL_TAIL or c in set(optional))
     return (*ID_COLUMNS, *costs, *tail)
+
+
+def _optional(runs: tuple[Run, ...]) -> tuple[str, ...]:
+    """The optional columns some of ``runs`` have a value for."""
+    return tuple(name for name in OPTIONAL_TAIL if any(getattr(run, name) for run in runs))
 
 
 def _check_not_json(text: str, name: str) -> None:
@@ -218,7 +230,7 @@ def _check_header(fields: list[str], where: str) -> list[str]:
             raise FitError("'const' is not a column: it is the fit's --intercept term", location=where)
         if column not in known:
             raise FitError(
-                f"unknown column '{column}'; accepted: {', '.join(_columns(COSTS, build=True))}",
+                f"unknown column '{column}'; accepted: {', '.join(_columns(COSTS, OPTIONAL_TAIL))}",
                 location=where,
             )
     duplicates = sorted({column for column in names if names.count(column) > 1})
@@ -271,8 +283,16 @@ def _parse_row(header: list[str], fields: list[str], where: str) -> Run:
         host=row["host"],
         timestamp=row["timestamp"],
         build=row["build"],
+        digest=_digest(row["digest"], where),
         where=where,
     )
+
+
+def _digest(text: str, where: str) -> str:
+    if text and not _DIGEST_RE.match(text):
+        raise FitError(f"column 'digest': '{text}' is not a SHA-256 digest (64 hexadecimal digits) or empty",
+                       location=where)
+    return text
 
 
 def _number(row: dict[str, str], column: str, where: str, expected: str) -> float:
@@ -329,6 +349,7 @@ def _format_rows(columns: tuple[str, ...], runs: tuple[Run, ...], *, header: boo
             "host": run.host,
             "build": run.build,
             "timestamp": run.timestamp,
+            "digest": run.digest,
         }
         writer.writerow(
             [fields[name] if name in fields else _format_count(run.counts[name]) for name in columns]

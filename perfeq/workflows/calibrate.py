@@ -115,7 +115,7 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     done = _done(output)
     builds = builds or {"": None}
     # before anything is built or timed: the file must take rows with every cost column (run_counts)
-    check_appendable(output, COSTS, any(builds))
+    check_appendable(output, COSTS, ("build", "digest") if any(builds) else ("digest",))
     points = [p for p in plan(examples, procs, reps, builds=tuple(builds), order=order, seed=seed)
               if p.key() not in done]
     if not points:
@@ -140,7 +140,8 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
         seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
         counts = run_counts(models[example.name], point.values, point.procs, 1, machine)
         run = Run(example.name, point.params, point.procs, seconds, counts, threads=1, rep=point.rep, host=host,
-                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build)
+                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build,
+                  digest=models[example.name].digest)
         append_runs(output, [run])
         written.append(run)
         build = f" build {point.build}" if point.build else ""

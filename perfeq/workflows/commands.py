@@ -173,7 +173,7 @@ def _import_times(args, examples, workdir: Path) -> int:
             if app not in models:
                 models[app] = example_model(by_name[app], workdir)
             runs.append(Run(app, params, procs, seconds, run_counts(models[app], params, procs, 1, machine),
-                            rep=rep, host=machine.name,
+                            rep=rep, host=machine.name, digest=models[app].digest,
                             timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds")))
     append_runs(args.output, runs)
     print(f"calibrate: imported {len(runs)} runs into {args.output}", file=sys.stderr)

@@ -16,7 +16,7 @@ from perfeq.examples.catalog import Example, find_example, load_catalog
 from perfeq.fitting.analysis.report import write_report
 from perfeq.fitting.analysis.sensitivity import plot_sensitivity, sensitivity
 from perfeq.fitting.costs import INTERCEPT, MESSAGE_COSTS
-from perfeq.fitting.regression.costsets import fit_first_admissible
+from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.predict import Prediction, predict
 from perfeq.fitting.regression.profile import MachineProfile, save_profile
 from perfeq.fitting.regression.report import format_profile
@@ -72,7 +72,7 @@ def _model(example: Example, out: Path) -> tuple[CostModel, Path]:
 
 
 def _calibrate(args: argparse.Namespace, example: Example, catalog: list[Example], out: Path) -> MachineProfile:
-    """Time the other examples into runs.csv and fit this machine's costs (the first admissible set)."""
+    """Time the other examples into runs.csv and fit this machine's costs (the set chosen as perfeq fit does)."""
     others = [e for e in catalog if e.name != example.name and e.calibrate]
     left_out = [e for e in catalog if e.name != example.name and not e.calibrate]
     runs_path = out / "runs.csv"
@@ -83,8 +83,8 @@ def _calibrate(args: argparse.Namespace, example: Example, catalog: list[Example
     run_campaign(others, runs_path, out / "work", parse_procs(args.procs), args.reps,
                  progress=lambda text: print(f"    {text}", flush=True))
     runs = read_runs(runs_path)
-    _say("fit", "t = chi * beta + e by weighted least squares (statsmodels)")
-    profile = fit_first_admissible(runs, report=lambda text: print(f"    {text}"))
+    _say("fit", "t = chi * beta + e by weighted least squares (statsmodels), as perfeq fit runs.csv --intercept")
+    profile = fit_selected(runs, intercept=True, report=lambda text: print(f"    {text}"))
     save_profile(profile, out / "machine.json")
     print("    " + format_profile(profile).replace("\n", "\n    "))
     return profile
@@ -94,7 +94,7 @@ def _predict_at(model: CostModel, profile: MachineProfile, machine: Machine, val
     """The profile's prediction from the model's slowest-rank counts at ``values`` on ``procs``."""
     counts = model.counts({k: float(v) for k, v in values.items()}, procs, 1, machine)["slowest"]
     return predict(profile, {c: counts.get(c, 0.0) for c in profile.names if c != INTERCEPT}, procs=procs,
-                   threads=1, all_counts=counts)
+                   threads=1, all_counts=counts, digest=model.digest)
 
 
 def _check(example: Example, check: dict, model: CostModel, profile: MachineProfile, machine: Machine,

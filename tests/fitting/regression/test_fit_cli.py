@@ -64,17 +64,19 @@ def test_fit_json_with_options(runs_csv, capsys):
 def test_fit_refuses_too_few_runs(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     write_runs(path, synthetic_runs(2, np.random.default_rng(0)))
-    assert main(["fit", str(path)]) == 2
+    assert main(["fit", str(path), "--costs", "all"]) == 2
     assert "2 runs for 3 costs" in one_line_error(capsys)
+    assert main(["fit", str(path)]) == 0  # choosing a set: the richest one two runs can carry
+    assert "not admissible ops,startup,bytes: 2 runs for 3 costs" in capsys.readouterr().out
 
 
 def test_fit_refuses_an_all_zero_column(tmp_path, capsys):
     path = tmp_path / "runs.csv"
     runs = synthetic_runs(10, np.random.default_rng(0))
     write_runs(path, [Run(r.app, r.params, r.procs, r.time_s, {**r.counts, "page": 0}) for r in runs])
-    assert main(["fit", str(path)]) == 2
+    assert main(["fit", str(path), "--costs", "all"]) == 2
     assert "'page' is zero in every run" in one_line_error(capsys)
-    assert main(["fit", str(path), "--drop-empty"]) == 0
+    assert main(["fit", str(path), "--costs", "all", "--drop-empty"]) == 0
     assert "dropped cost column(s) page" in capsys.readouterr().out
 
 

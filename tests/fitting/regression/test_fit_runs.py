@@ -115,3 +115,21 @@ def test_the_example_in_the_docs_reads(tmp_path):
     runs = read_runs(_write(tmp_path, example))
     assert [run.app for run in runs] == ["jacobi", "jacobi", "gauss"]
     assert set(runs[0].counts) == {"ops", "par", "l1", "l2", "page", "startup", "bytes"}
+
+
+def test_the_program_digest_column_is_written_when_known_and_dropped_into_older_files(tmp_path):
+    """Issue 20 item 2: a run's program identity (its sources' digest) is an optional column; runs
+    with one go into a file written without the column without it, and a bad digest names its line."""
+    runs = synthetic_runs(3, np.random.default_rng(0))
+    known = [Run(**{**r.__dict__, "digest": "ab" * 32}) for r in runs]
+    path = tmp_path / "runs.csv"
+    write_runs(path, known)
+    assert path.read_text().splitlines()[1].endswith(",timestamp,digest")
+    assert [r.digest for r in read_runs(path)] == ["ab" * 32] * 3
+    older = tmp_path / "older.csv"
+    write_runs(older, runs)
+    append_runs(older, known)
+    assert "digest" not in older.read_text() and len(read_runs(older)) == 6
+    bad = _write(tmp_path, MAGIC, HEADER + ",digest", ROW + ",xyz")
+    with pytest.raises(FitError, match=r"runs.csv:3: column 'digest': 'xyz' is not a SHA-256 digest"):
+        read_runs(bad)

@@ -228,5 +228,7 @@ def test_a_prediction_says_where_it_leaves_the_calibrated_box(profile):
     assert json.loads(json.dumps(outside.to_dict()))["warnings"] == list(outside.warnings)
     ops_only = manual_profile({"ops": 1e-9})
     unpriced = predict(ops_only, {"ops": 2e9}, procs=64, all_counts={**COUNTS, "bytes": 0.0})
-    assert unpriced.warnings == ("4e+03 startup on the slowest rank are not priced (counted as 0 s): the profile "
-                                 "has no 'startup' cost; calibrate on more processes to price messages",)
+    assert unpriced.warnings == ("the costs come from a hand-written profile (perfeq machine-profile), not from runs "
+                                 "measured on the machine: nothing says how far this prediction can be trusted",
+                                 "4e+03 startup on the slowest rank are not priced (counted as 0 s): the profile "
+                                 "has no 'startup' cost; calibrate on more processes to price messages")
