@@ -1,6 +1,6 @@
 """The architecture as a test: imports run one way through the stages, and every module has a home.
 
-perfeq base (errors, files, arguments, toolchain, the examples' catalog) -> runtime -> instrument -> symbolic
+perfeq base (errors, files, arguments, toolchain, progress, the examples' catalog) -> runtime -> instrument -> symbolic
 -> fitting -> workflows and the command line.  A module may import its own stage and earlier ones,
 never a later one, not even inside a function.  Read with ast from the source tree, so a lazy
 import counts as much as one at the top.
@@ -24,6 +24,7 @@ TOP = ("perfeq.workflows", "perfeq.cli", "perfeq.__main__")
 
 def stage_of(module: str) -> str:
     if module == "perfeq" or module.startswith(("perfeq.errors", "perfeq.files", "perfeq.toolchain", "perfeq.arguments",
+                                                "perfeq.progress",
                                                 "perfeq.examples")):
         return "base"
     if module.startswith(TOP):

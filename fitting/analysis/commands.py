@@ -224,21 +224,25 @@ def run_validate(args: argparse.Namespace) -> int:
     from perfeq.fitting.analysis.validate_report import format_validation, write_validation
     from perfeq.fitting.regression.commands import parse_cost_list
     from perfeq.fitting.regression.runs import read_runs, select_build
+    from perfeq.progress import Progress
 
     _check_level(args.level)
     if args.output.exists() and not args.output.is_dir():
         raise UsageError(f"-o {args.output}: exists and is not a folder")
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     given = args.costs is not None and args.costs.strip() != "all"
-    result = cross_validate(
-        runs,
-        parse_cost_list(args.costs) if given else None,
-        weighting=args.weighting,
-        intercept=args.intercept,
-        level=args.level,
-        between_app=not args.within_fit_intervals,
-        choose=args.costs is None,
-    )
+    folds = len({run.app for run in runs})
+    with Progress(folds, "validate", say=lambda _text: None, unit="application") as progress:
+        result = cross_validate(
+            runs,
+            parse_cost_list(args.costs) if given else None,
+            weighting=args.weighting,
+            intercept=args.intercept,
+            level=args.level,
+            between_app=not args.within_fit_intervals,
+            choose=args.costs is None,
+            progress=progress.step,
+        )
     written = write_validation(result, args.output)
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

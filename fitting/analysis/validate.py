@@ -8,7 +8,7 @@ generalize to a program the fit never saw.  Its text table, files and plots: ``v
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -140,6 +140,7 @@ def cross_validate(
     level: float = 0.95,
     between_app: bool = True,
     choose: bool = False,
+    progress: Callable[[str], None] | None = None,
 ) -> Validation:
     """Leave each application out in turn: fit on the others, predict its runs.
 
@@ -156,6 +157,8 @@ def cross_validate(
         Choose the cost set in each fold as ``perfeq fit`` does by default (``costsets.select_costs``)
         from the training applications alone, so the held-out application takes no part in the
         choice either; ``costs`` is then ignored.  The set each fold chose is in its summary's notes.
+    progress : callable, optional
+        Told, after each fold, which application was predicted (``perfeq.progress.Progress.step``).
     between_app : bool
         Prediction intervals for the held-out application include the between-application error,
         estimated (``fit.between_application_error``) by leaving each *training* application out in
@@ -182,6 +185,8 @@ def cross_validate(
                                   intercept=intercept, drop_empty=True, level=level, between_app=between_app)
         except FitError as exc:
             skipped[app] = str(exc)
+            if progress:
+                progress(f"{app}: not predicted")
             continue
         predicted, notes = _predict_held_out(profile, [run for run in runs if run.app == app], app, level)
         if choose:
@@ -191,6 +196,8 @@ def cross_validate(
         others = tuple(a for a in apps if a != app)
         tau = profile.between_app.sigma if between_app and profile.between_app else None
         summaries.append(replace(summarize(app, predicted, others, tuple(notes)), between_app_sigma=tau))
+        if progress:
+            progress(f"{app}: mean |error| {100 * summaries[-1].average_error:.1f} %")
     if not held:
         first = next(iter(skipped.items()))
         raise FitError(f"no application could be predicted; leaving out {first[0]}: {first[1]}")

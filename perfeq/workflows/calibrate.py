@@ -25,6 +25,7 @@ from perfeq.errors import UsageError
 from perfeq.examples.catalog import Example
 from perfeq.fitting.costs import COSTS
 from perfeq.fitting.regression.runs import Run, append_runs, check_appendable, parse_params, read_runs
+from perfeq.progress import Progress
 from perfeq.workflows.pipeline import build_instrumented, build_plain, launch_command, run_small, time_run
 
 DEFAULT_LAUNCHER = "mpiexec -n {P} {cmd}"
@@ -134,19 +135,19 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
             binaries[example.name, point.build] = build_plain(example, folder, builds[point.build])
     written: list[Run] = []
     host = machine.name
-    for index, point in enumerate(points, start=1):
-        example = point.example
-        binary = binaries[example.name, point.build]
-        seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
-        counts = run_counts(models[example.name], point.values, point.procs, 1, machine)
-        run = Run(example.name, point.params, point.procs, seconds, counts, threads=1, rep=point.rep, host=host,
-                  timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build,
-                  digest=models[example.name].digest)
-        append_runs(output, [run])
-        written.append(run)
-        build = f" build {point.build}" if point.build else ""
-        say(f"[{index:3d}/{len(points)}] {example.name} {point.params} P={point.procs}{build} rep {point.rep}: "
-            f"{seconds:.3f} s")
+    with Progress(len(points), "calibrate", say) as progress:
+        for point in points:
+            example = point.example
+            binary = binaries[example.name, point.build]
+            seconds = time_run(binary, example.argv(point.values), point.procs, launcher=launcher)
+            counts = run_counts(models[example.name], point.values, point.procs, 1, machine)
+            run = Run(example.name, point.params, point.procs, seconds, counts, threads=1, rep=point.rep, host=host,
+                      timestamp=datetime.now(timezone.utc).isoformat(timespec="seconds"), build=point.build,
+                      digest=models[example.name].digest)
+            append_runs(output, [run])
+            written.append(run)
+            build = f" build {point.build}" if point.build else ""
+            progress.step(f"{example.name} {point.params} P={point.procs}{build} rep {point.rep}: {seconds:.3f} s")
     return written
 
 
