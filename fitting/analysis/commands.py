@@ -19,11 +19,57 @@ from perfeq.fitting.regression.profile import WEIGHTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``sensitivity``, ``breakdown``, ``validate`` and ``report`` to the ``perfeq`` command line."""
+    """Add ``sensitivity``, ``breakdown``, ``validate``, ``report`` and ``compare`` to the command line."""
     _add_sensitivity(subparsers)
     _add_breakdown(subparsers)
     _add_validate(subparsers)
     _add_report(subparsers)
+    _add_compare(subparsers)
+
+
+def _add_compare(subparsers: argparse._SubParsersAction) -> None:
+    c = subparsers.add_parser(
+        "compare",
+        help="two models, runs CSVs, predictions or machine profiles side by side, per cost and per block",
+        description="Compare A and B of one kind: two models at one point (counts; priced per cost and per "
+        "block with --machine), two runs CSVs (median time per point, per application), two predictions "
+        "(perfeq predict --json), or two machine profiles (costs; with --model, the model priced on both).",
+    )
+    c.add_argument("a", type=Path, metavar="A", help="model, runs CSV, prediction JSON or machine profile")
+    c.add_argument("b", type=Path, metavar="B", help="one of the same kind")
+    c.add_argument("assignments", nargs="*", metavar="NAME=VALUE",
+                   help="the point models are evaluated at: parameter values and P (and T)")
+    c.add_argument("--machine", type=Path, metavar="MACHINE.json", help="price two models with this profile")
+    c.add_argument("--model", type=Path, metavar="MODEL.json", help="price this model on two machine profiles")
+    c.add_argument("--caches", type=Path, metavar="CACHES.json",
+                   help="cache description for l1/l2/page counts (perfeq machine -o); default: this machine")
+    c.add_argument("--level", type=float, default=0.95, help="level of the prediction intervals (default 0.95)")
+    c.add_argument("--top", type=int, default=15, help="rows per section in the table (default 15)")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=run_compare)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from perfeq.arguments import parse_assignments
+    from perfeq.fitting.analysis.compare import compare, format_comparison, load_side
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.machine import Machine
+    from perfeq.symbolic.model import load_model
+
+    _check_level(args.level)
+    a, b = load_side(args.a), load_side(args.b)
+    point = parse_assignments(args.assignments) if args.assignments else None
+    values, procs, threads = point if point else (None, 1, 1)
+    needs_model = {a.kind, b.kind} <= {"model"} or args.model is not None
+    hardware = (Machine.load(args.caches) if args.caches else Machine.detect()) if needs_model else None
+    result = compare(a, b, values, procs, threads,
+                     profile=load_profile(args.machine) if args.machine else None,
+                     model=load_model(args.model) if args.model else None, hardware=hardware, level=args.level)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+    else:
+        print(format_comparison(result, top=max(1, args.top)))
+    return 0
 
 
 def _add_sensitivity(subparsers: argparse._SubParsersAction) -> None:

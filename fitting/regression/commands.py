@@ -181,7 +181,7 @@ def _report_files(output: str | None, plots: tuple) -> None:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from perfeq.fitting.regression.predict import predict
+    from perfeq.fitting.regression.predict import predict_model
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.fitting.regression.report import format_prediction
     from perfeq.symbolic.machine import Machine
@@ -190,23 +190,9 @@ def run_predict(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     profile = load_profile(args.machine)
     values, procs, threads = parse_assignments(args.assignments)
-    model.require(*(cost for cost in profile.names if cost != INTERCEPT))
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
-    counts = model.counts(values, procs, threads, hardware)
-    slowest = counts["slowest"]
-    rank = counts["slowest_rank"]
-    rows = model.item_counts(values, procs, threads, rank)
-    blocks = {}
-    for item, row in zip(model.items, rows, strict=True):
-        label = f"{item.label} [{item.context}]"
-        entry = blocks.setdefault(label, {})
-        for key, value in row.items():
-            if key in profile.names:
-                entry[key] = entry.get(key, 0.0) + value
-    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
-    prediction = predict(profile, priced, blocks, level=args.level, application=args.application,
-                         digest=model.digest, procs=procs,
-                         threads=threads, all_counts=slowest)
+    prediction, slowest, rank = predict_model(model, profile, values, procs, threads, hardware, level=args.level,
+                                              application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
     prediction = dataclasses.replace(prediction, warnings=prediction.warnings + tuple(
         f"{args.model}: {warning}" for warning in model.self_check.get("warnings", [])))

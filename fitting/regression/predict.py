@@ -342,3 +342,27 @@ def _extrapolation(
 
 def _percent(seconds: float, total: float) -> float:
     return float(100.0 * seconds / total) if total > 0 else 0.0
+
+
+def predict_model(model, profile: MachineProfile, values: Mapping[str, float], procs: int, threads: int,
+                  hardware, *, level: float = 0.95, application: str | None = None
+                  ) -> tuple[Prediction, dict[str, float], int]:
+    """A program's prediction from its model (perfeq.symbolic.model.CostModel) at ``values``, P, T:
+    the slowest rank's counts priced by ``profile``, each block of that rank, and the calibrated box.
+
+    Returns the prediction, the slowest rank's counts and that rank.  ``hardware`` is the cache
+    description (perfeq.symbolic.machine.Machine) the miss counts come from.
+    """
+    model.require(*(cost for cost in profile.names if cost != INTERCEPT))
+    counts = model.counts(dict(values), procs, threads, hardware)
+    slowest, rank = counts["slowest"], counts["slowest_rank"]
+    blocks: dict[str, dict[str, float]] = {}
+    for item, row in zip(model.items, model.item_counts(dict(values), procs, threads, rank), strict=True):
+        entry = blocks.setdefault(f"{item.label} [{item.context}]", {})
+        for key, value in row.items():
+            if key in profile.names:
+                entry[key] = entry.get(key, 0.0) + value
+    priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
+    prediction = predict(profile, priced, blocks, level=level, application=application, digest=model.digest,
+                         procs=procs, threads=threads, all_counts=slowest)
+    return prediction, slowest, rank
