@@ -1,5 +1,5 @@
 """Subcommands of the symbolic stage: ``perfeq callgraph``, ``perfeq counts``, ``perfeq model``,
-``perfeq equation``, ``perfeq machine``.
+``perfeq machine`` (``perfeq equation`` is the analysis room's: it prices with a machine profile).
 
 Part of perfeq stage 3 (symbolic/); registered by perfeq/cli.py after the runtime's ``perfeq run``.
 ``perfeq callgraph`` and ``perfeq counts --trace`` read a trace with the descriptors' costs
@@ -14,14 +14,13 @@ import sys
 import warnings
 from pathlib import Path
 
-import sympy as sp
-
 from perfeq.arguments import parse_assignments, parse_param_names
 from perfeq.errors import UsageError
 from perfeq.files import write_atomic
 from perfeq.runtime.callgraph import CallGraph
 from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace
 from perfeq.symbolic.chi import CHI_KEYS, SOURCE_KEYS
+from perfeq.symbolic.export import FORMATTERS
 from perfeq.symbolic.measured import count_trace, unit_costs
 
 
@@ -74,12 +73,6 @@ def _register_model_commands(subparsers: argparse._SubParsersAction) -> None:
     m.add_argument("--param", action="append", metavar="SYMBOL=var", help="name a parameter, e.g. N=n")
     m.add_argument("-o", "--output", type=Path, help="model file (default: PROGRAM.model.json)")
     m.set_defaults(func=run_model)
-
-    e = subparsers.add_parser("equation", help="print the symbolic counts and the time equation of a model")
-    e.add_argument("model", type=Path)
-    e.add_argument("--format", choices=("text", "latex", "python", "maple"), default="text")
-    e.add_argument("--blocks", action="store_true", help="also print every block's counts")
-    e.set_defaults(func=run_equation)
 
     c = subparsers.add_parser("machine", help="describe this machine's caches, line, page and memory")
     c.add_argument("--detect", action="store_true", help="detect this machine (the default)")
@@ -188,7 +181,7 @@ def run_model(args: argparse.Namespace) -> int:
     if model.unused:
         print(f"  not parameters (no count depends on them): {', '.join(model.unused)}")
     for key in SOURCE_KEYS:
-        print(f"  {key:8s} = {_show(totals.get(key, 0))}")
+        print(f"  {key:8s} = {FORMATTERS['text'](totals.get(key, 0))}")
     _print_self_check(model.self_check)
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
     return 0
@@ -283,34 +276,6 @@ def model_against_run(model_path: Path, trace: Path, as_json: bool) -> int:
     return 0
 
 
-def run_equation(args: argparse.Namespace) -> int:
-    from perfeq.symbolic.export import python_module
-    from perfeq.symbolic.model import load_model
-    from perfeq.symbolic.symbols import cost_symbol
-
-    model = load_model(args.model)
-    if args.format == "python":
-        if args.blocks:
-            raise UsageError("--blocks is not written in the python format; use --format text or latex")
-        print(python_module(model), end="")
-        return 0
-    totals = model.totals()
-    chi = {key: totals.get(key, sp.Integer(0)) for key in SOURCE_KEYS}
-    time = sum(sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in CHI_KEYS)
-    fmt = {"text": _show, "latex": sp.latex, "maple": _maple}[args.format]
-    # Maple: assignments end in ';' and prose is a comment
-    assign, end, note = (" := ", ";", "# ") if args.format == "maple" else (" = ", "", "")
-    for key in SOURCE_KEYS:
-        print(f"chi_{key}{assign}{fmt(chi[key])}{end}")
-    print(f"{note}chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
-    print(f"t{assign}{fmt(time)}{end}")
-    if args.blocks:
-        for item in model.items:
-            shown = ", ".join(f"{k}={fmt(v)}" for k, v in item.counts.items() if k in SOURCE_KEYS)
-            print(f"{note}{item.label} [{item.context}]: {shown}")
-    return 0
-
-
 def run_machine(args: argparse.Namespace) -> int:
     from perfeq.symbolic.machine import Machine
 
@@ -321,14 +286,3 @@ def run_machine(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}", file=sys.stderr)
     print(text, end="")
     return 0
-
-
-def _show(expr) -> str:
-    return str(sp.factor(expr)) if isinstance(expr, sp.Expr) and not expr.has(sp.Function) else str(expr)
-
-
-def _maple(expr) -> str:
-    """Maple syntax (sympy's Maple printer: floor, piecewise, min, ^ ...)."""
-    from sympy.printing.maple import maple_code
-
-    return maple_code(expr)

@@ -1,8 +1,10 @@
-"""A model's counts as a Python module that evaluates every term (``perfeq equation --format python``).
+"""A model's counts written out (``perfeq equation``): as text, LaTeX or Maple, and as a Python module
+that evaluates every term.
 
-Part of perfeq stage 3 (symbolic/).  Each chi key becomes a function of the problem-size parameters,
-P, the rank and T; the MPI message functions of the model (``mpi_sent_bcast(P, v)`` ...) are bound to
-perfeq's implementations of the collective algorithms, so the module needs perfeq to run, nothing else.
+Part of perfeq stage 3 (symbolic/).  In the Python module each count key of the model becomes a
+function of the problem-size parameters, P, the rank and T; the MPI message functions of the model
+(``mpi_sent_bcast(P, v)`` ...) are bound to perfeq's implementations of the collective algorithms,
+so the module needs perfeq to run, nothing else.
 """
 
 from __future__ import annotations
@@ -16,10 +18,28 @@ from perfeq.symbolic.chi import SOURCE_KEYS as KEYS
 from perfeq.symbolic.model import CostModel
 
 
-def python_module(model: CostModel) -> str:
-    """The text of the module: ``chi_<key>(params..., P, rank, T=1)`` per key and ``t(beta, ...)``."""
+def _show(expr) -> str:
+    return str(sp.factor(expr)) if isinstance(expr, sp.Expr) and not expr.has(sp.Function) else str(expr)
+
+
+def _maple(expr) -> str:
+    """Maple syntax (sympy's Maple printer: floor, piecewise, min, ^ ...)."""
+    from sympy.printing.maple import maple_code
+
+    return maple_code(expr)
+
+
+# An expression as each format writes it (``perfeq equation --format``; python is ``python_module``).
+FORMATTERS = {"text": _show, "latex": sp.latex, "maple": _maple}
+
+
+def python_module(model: CostModel, beta: dict[str, float] | None = None, source: str = "") -> str:
+    """The text of the module: ``chi_<key>(params..., P, rank, T=1)`` for every count key of the model
+    (ops and its kinds, branch, chain, shared, par, startup, bytes, critical, ...) and ``t(beta, ...)``;
+    with ``beta`` (a machine profile's values, from ``source``) also ``BETA``, so ``t(BETA, ...)`` is
+    the predicted time of one rank."""
     totals = model.totals()
-    exprs = {key: totals.get(key, sp.Integer(0)) for key in KEYS}
+    exprs = {key: totals.get(key, sp.Integer(0)) for key in dict.fromkeys([*KEYS, *totals]) if key != "ops_total"}
     used = sorted({f.func.__name__ for e in exprs.values() for f in e.atoms(AppliedUndef)})
     printer = PythonCodePrinter({"user_functions": {name: name for name in used}})
     names = [str(s) for s in model.size_symbols]
@@ -37,7 +57,10 @@ def python_module(model: CostModel) -> str:
     lines += ["", "", f"def t(beta, {signature}, {', '.join(f'{k}=0.0' for k in CACHE_KEYS)}):",
               '    """Seconds of one rank: beta maps costs to seconds each (a machine profile\'s values);',
               '    l1, l2, page: that rank\'s misses and faults (perfeq counts --caches)."""',
-              "    chi = {" + ", ".join(f"{k!r}: chi_{k}({call})" for k in KEYS) + ", "
+              "    chi = {" + ", ".join(f"{k!r}: chi_{k}({call})" for k in exprs) + ", "
               + ", ".join(f"{k!r}: {k}" for k in CACHE_KEYS) + "}",
               "    return float(sum(beta.get(key, 0.0) * value for key, value in chi.items()) + beta.get('const', 0.0))"]
+    if beta is not None:
+        lines += ["", "", f"# seconds per count of the machine profile {source}: t(BETA, ...) is its prediction",
+                  "BETA = {" + ", ".join(f"{k!r}: {v!r}" for k, v in beta.items()) + "}"]
     return "\n".join(lines) + "\n"

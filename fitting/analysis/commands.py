@@ -25,6 +25,73 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_validate(subparsers)
     _add_report(subparsers)
     _add_compare(subparsers)
+    _add_equation(subparsers)
+
+
+def _add_equation(subparsers: argparse._SubParsersAction) -> None:
+    e = subparsers.add_parser("equation", help="print the symbolic counts and the time equation of a model")
+    e.add_argument("model", type=Path)
+    e.add_argument("--format", choices=("text", "latex", "python", "maple"), default="text")
+    e.add_argument("--blocks", action="store_true", help="also print every block's counts")
+    e.add_argument("--machine", type=Path, metavar="MACHINE.json",
+                   help="write the counts of the costs this machine profile prices, and t with its values")
+    e.add_argument("--caches", type=Path, metavar="CACHES.json",
+                   help="cache description for l1/l2/page counts (perfeq machine -o); default: this machine")
+    e.set_defaults(func=run_equation)
+
+
+def run_equation(args: argparse.Namespace) -> int:
+    import sympy as sp
+
+    from perfeq.fitting.analysis.pricing import TimeEquation
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.chi import CHI_KEYS, SOURCE_KEYS
+    from perfeq.symbolic.export import FORMATTERS, python_module
+    from perfeq.symbolic.machine import Machine
+    from perfeq.symbolic.model import load_model
+    from perfeq.symbolic.symbols import cost_symbol
+
+    model = load_model(args.model)
+    profile = load_profile(args.machine) if args.machine else None
+    if args.format == "python":
+        if args.blocks:
+            raise UsageError("--blocks is not written in the python format; use --format text or latex")
+        print(python_module(model, profile.values if profile else None, str(args.machine or "")), end="")
+        return 0
+    fmt = FORMATTERS[args.format]
+    # Maple: assignments end in ';' and prose is a comment
+    assign, end, note = (" := ", ";", "# ") if args.format == "maple" else (" = ", "", "")
+    if profile is None:
+        totals = model.totals()
+        keys = SOURCE_KEYS
+        chi = {key: totals.get(key, sp.Integer(0)) for key in keys}
+        for key in keys:
+            print(f"chi_{key}{assign}{fmt(chi[key])}{end}")
+        print(f"{note}chi_l1, chi_l2, chi_page: from loop-nest footprints and the machine (perfeq counts --caches)")
+        print(f"t{assign}{fmt(sum(sp.Symbol(f'chi_{k}') * cost_symbol(k) for k in CHI_KEYS))}{end}")
+    else:
+        equation = TimeEquation(model, profile, Machine.load(args.caches) if args.caches else Machine.detect())
+        keys = equation.priced
+        for key in keys:
+            print(f"chi_{key}{assign}{fmt(equation.chi[key])}{end}")
+        terms = [sp.Symbol(f"chi_{k}") * cost_symbol(k) for k in keys]
+        print(f"t{assign}{fmt(sp.Add(*terms) + (cost_symbol('const') if 'const' in profile.costs else 0))}{end}")
+        print(f"{note}with the costs of {args.machine} (seconds per count):")
+        priced = _priced(equation, keys)  # text: as written, not factored
+        print(f"t{assign}{str(priced) if args.format == 'text' else fmt(priced)}{end}")
+    if args.blocks:
+        for item in model.items:
+            shown = ", ".join(f"{k}={fmt(v)}" for k, v in item.counts.items() if k in keys)
+            print(f"{note}{item.label} [{item.context}]: {shown}")
+    return 0
+
+
+def _priced(equation, keys):
+    """t with the profile's values as numbers and the counts as chi symbols."""
+    import sympy as sp
+
+    total = sp.Add(*(sp.Float(equation.betas[k], 4) * sp.Symbol(f"chi_{k}") for k in keys))
+    return total + (sp.Float(equation.betas["const"], 4) if "const" in equation.betas else 0)
 
 
 def _add_compare(subparsers: argparse._SubParsersAction) -> None:

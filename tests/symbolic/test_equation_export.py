@@ -50,3 +50,29 @@ def test_the_maple_export_is_maple(saved, capsys):
 def test_blocks_are_not_written_as_python(saved, capsys):
     assert main(["equation", str(saved), "--format", "python", "--blocks"]) == 2
     assert "--blocks is not written in the python format" in one_line_error(capsys)
+
+
+def test_with_a_machine_profile_the_priced_costs_and_their_values_are_written(kernels, saved, tmp_path, capsys):
+    """Issue 20 item 6: `equation --machine` writes the counts of the costs the profile prices (loads,
+    stores, branch, ...) and t with its values; the python module's t(BETA, ...) is perfeq predict's
+    time on the slowest rank."""
+    import json
+
+    from conftest import BENCHMARK_DATA
+
+    machine = tmp_path / "machine.json"
+    assert main(["fit", str(BENCHMARK_DATA / "2026-11-23-gram-7.runs.csv"), "--intercept", "-o", str(machine)]) == 0
+    priced = [name for name in json.loads(machine.read_text())["costs"] if name != "const"]
+    capsys.readouterr()
+    assert main(["equation", str(saved), "--machine", str(machine)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(" = ")[0] for line in lines[:len(priced)]] == [f"chi_{name}" for name in priced]
+    values = json.loads(machine.read_text())["costs"]
+    assert lines[-1].startswith("t = ") and f"{values['loads']['value']:.4g}*chi_loads" in lines[-1]
+    assert main(["equation", str(saved), "--machine", str(machine), "--format", "python"]) == 0
+    namespace: dict = {}
+    exec(compile(capsys.readouterr().out, "kernels_equation.py", "exec"), namespace)
+    assert main(["predict", str(saved), "--machine", str(machine), "n=96", "steps=3", "P=4", "--json"]) == 0
+    prediction = json.loads(capsys.readouterr().out)
+    got = namespace["t"](namespace["BETA"], 96, 3, 4, prediction["slowest_rank"])
+    assert got == pytest.approx(prediction["time_s"], rel=1e-9)
