@@ -73,6 +73,12 @@ class SensitivityGrid:
     method: str  # "symbolic" or "finite differences"
     approximation: str | None = None  # derivative with floor()/ceiling() relaxed to their arguments
     notes: list[str] = field(default_factory=list)
+    # standard errors from the covariance of the costs (None: a manual profile, or no profile); a
+    # cost's increase is its count and has none
+    increase_stderr: np.ndarray | None = None
+    elasticity_stderr: np.ndarray | None = None
+    level: float = 0.95
+    quantile: float | None = None  # the t quantile of the bands drawn, at the fit's residual df
 
     def to_dict(self) -> dict:
         return {
@@ -92,6 +98,10 @@ class SensitivityGrid:
             "increase_s": _listed(self.increase),
             "time_s": _listed(self.time),
             "elasticity": _listed(self.elasticity),
+            "increase_stderr_s": _listed(self.increase_stderr),
+            "elasticity_stderr": _listed(self.elasticity_stderr),
+            "band_level": self.level if self.quantile is not None else None,
+            "band_quantile": self.quantile,
         }
 
 
@@ -160,7 +170,9 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
     equation = TimeEquation(model, profile or manual_profile({cost: 0.0}), machine, grid.threads)
     shape = (len(grid.procs), len(grid.sizes))
     chi, time = np.zeros(shape), np.full(shape, np.nan)
+    share_stderr = np.full(shape, np.nan)
     beta = equation.betas.get(cost, 0.0)
+    cov = _covariance(profile)
     for i, p in enumerate(grid.procs):
         for j, size in enumerate(grid.sizes):
             values = grid.values(size)
@@ -168,6 +180,12 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
             chi[i, j] = counts[cost]
             if profile is not None:
                 time[i, j] = equation.time(values, p)
+                if cov is not None and cost in profile.names and time[i, j] > 0:
+                    # share = beta_c chi_c / x'beta: gradient in beta by the delta method
+                    x = _count_vector(profile, counts)
+                    grad = -beta * chi[i, j] * x / time[i, j] ** 2
+                    grad[profile.names.index(cost)] += chi[i, j] / time[i, j]
+                    share_stderr[i, j] = np.sqrt(max(grad @ cov @ grad, 0.0))
     notes = []
     elasticity = None
     if profile is not None:
@@ -186,7 +204,8 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
             f"({machine.name}): a nest larger than the capacity misses on every access"
         )
     expression = equation.chi[cost]  # = d(sum_k beta_k chi_k)/d beta_cost
-    return SensitivityGrid(
+    return _with_bands(profile, None, share_stderr if cov is not None and cost in profile.names else None,
+                       SensitivityGrid(
         cost,
         "cost",
         grid.parameter,
@@ -203,7 +222,7 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
         "symbolic",
         None,
         notes,
-    )
+    ))
 
 
 def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGrid:
@@ -227,7 +246,8 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
             "no elasticity is given there"
         )
     label = "1 process" if name == "P" else f"1 unit of {name}"
-    return SensitivityGrid(
+    slope_se, elasticity_se = _slope_stderr(equation, profile, name, grid, slope, time, x)
+    return _with_bands(profile, slope_se, elasticity_se, SensitivityGrid(
         name,
         "parameter",
         grid.parameter,
@@ -244,7 +264,66 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
         "symbolic" if closed else "finite differences",
         approximation,
         notes,
-    )
+    ))
+
+
+def _covariance(profile: MachineProfile | None) -> np.ndarray | None:
+    if profile is None or not profile.has_intervals:
+        return None
+    return np.array([[profile.covariance[r][c] for c in profile.names] for r in profile.names])
+
+
+def _count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
+    return np.array([1.0 if name == INTERCEPT else counts.get(name, 0.0) for name in profile.names])
+
+
+def _slope_stderr(equation, profile, name, grid, slope, time, x):
+    """Standard errors of dt/d``name`` (= g' beta, g the counts' slopes, by central differences of the
+    slowest rank's counts) and of the elasticity slope x / t, from the covariance of the costs."""
+    cov = _covariance(profile)
+    if cov is None:
+        return None, None
+    shape = slope.shape
+    slope_se, elasticity_se = np.full(shape, np.nan), np.full(shape, np.nan)
+    beta = np.array([profile.costs[n].value for n in profile.names])
+    for i, p in enumerate(grid.procs):
+        for j, size in enumerate(grid.sizes):
+            values = grid.values(size)
+            here = _count_vector(profile, equation.slowest(values, p)[0])
+            g = _count_slopes(equation, profile, name, values, p)
+            slope_se[i, j] = np.sqrt(max(g @ cov @ g, 0.0))
+            if time[i, j] > 0:
+                grad = x[i, j] * (g / time[i, j] - (g @ beta) * here / time[i, j] ** 2)
+                elasticity_se[i, j] = np.sqrt(max(grad @ cov @ grad, 0.0))
+    return slope_se, elasticity_se
+
+
+def _count_slopes(equation, profile, name: str, values: dict[str, float], procs: int) -> np.ndarray:
+    """d(count vector)/d``name`` by the differences ``_finite_difference`` takes of the time."""
+    def at(vals, p):
+        return _count_vector(profile, equation.slowest(vals, p)[0])
+
+    if name == "P":
+        if procs > 1:
+            return (at(values, procs + 1) - at(values, procs - 1)) / 2.0
+        return at(values, 2) - at(values, 1)
+    x = float(values[name])
+    h = max(1.0, round(RELATIVE_STEP * x))
+    if x - h >= 1:
+        return (at({**values, name: x + h}, procs) - at({**values, name: x - h}, procs)) / (2 * h)
+    return (at({**values, name: x + h}, procs) - at(values, procs)) / h
+
+
+def _with_bands(profile, increase_se, elasticity_se, grid: SensitivityGrid) -> SensitivityGrid:
+    """``grid`` with its standard errors and the t quantile of the bands at the profile's level."""
+    from scipy import stats
+
+    if increase_se is None and elasticity_se is None:
+        return grid
+    grid.increase_stderr, grid.elasticity_stderr = increase_se, elasticity_se
+    grid.level = profile.level
+    grid.quantile = float(stats.t.ppf(0.5 + profile.level / 2, profile.df_resid))
+    return grid
 
 
 def _slopes(model, equation: TimeEquation, name: str, grid: Grid, derivative: sp.Expr | None):
@@ -352,13 +431,14 @@ def sensitivity_figure(grid: SensitivityGrid, title: str) -> Figure:
     panels = 2 if grid.elasticity is not None else 1
     figure = new_figure(width=6.0 * panels + 0.5, height=4.6)
     axes = figure.subplots(1, panels, squeeze=False)[0]
-    _lines(axes[0], grid, grid.increase)
+    _lines(axes[0], grid, grid.increase, grid.increase_stderr, grid.quantile)
     if grid.kind == "cost":
         axes[0].set_ylabel(f"increase in run time per {grid.step_label} of {grid.wrt} (s)")
     else:
         axes[0].set_ylabel(f"dt/d{grid.wrt} (s per {grid.step_label})")
     if panels == 2:
-        _lines(axes[1], grid, 100 * grid.elasticity)
+        _lines(axes[1], grid, 100 * grid.elasticity,
+               None if grid.elasticity_stderr is None else 100 * grid.elasticity_stderr, grid.quantile)
         unit = cost_spec(grid.wrt).event if grid.kind == "cost" else grid.wrt
         axes[1].set_ylabel(
             f"share of predicted time spent on {grid.wrt} ({unit}) (%)"
@@ -376,21 +456,33 @@ def sensitivity_figure(grid: SensitivityGrid, title: str) -> Figure:
     return figure
 
 
-def _lines(axes, grid: SensitivityGrid, values: np.ndarray) -> None:
+def _lines(axes, grid: SensitivityGrid, values: np.ndarray, stderr: np.ndarray | None = None,
+           quantile: float | None = None) -> None:
+    """One line per P (or one over P), each with its band of +- quantile standard errors."""
+    def band(x, y, se, line):
+        if se is not None and quantile is not None:
+            axes.fill_between(x, y - quantile * se, y + quantile * se, color=line.get_color(), alpha=0.18,
+                              linewidth=0)
+
     if len(grid.sizes) == 1:
-        axes.plot(
+        (line,) = axes.plot(
             grid.procs,
             values[:, 0],
             marker="o",
             label=f"{grid.parameter} = {grid.sizes[0]:g}" if grid.parameter else None,
         )
+        band(grid.procs, values[:, 0], None if stderr is None else stderr[:, 0], line)
         axes.set_xscale("log", base=2)
         axes.set_xlabel("MPI processes P")
     else:
         for i, p in enumerate(grid.procs):
-            axes.plot(grid.sizes, values[i], marker="o", markersize=3, label=f"P = {p}")
+            (line,) = axes.plot(grid.sizes, values[i], marker="o", markersize=3, label=f"P = {p}")
+            band(grid.sizes, values[i], None if stderr is None else stderr[i], line)
         axes.set_xscale("log")
         axes.set_xlabel(f"problem size {grid.parameter}")
+    if stderr is not None and quantile is not None:
+        axes.text(0.01, 0.01, f"bands: {100 * grid.level:g} % confidence (costs' covariance)",
+                  transform=axes.transAxes, fontsize="x-small", alpha=0.7)
     axes.xaxis.set_minor_formatter(NullFormatter())
     axes.grid(True, which="both", alpha=0.3)
     if axes.get_legend_handles_labels()[0]:

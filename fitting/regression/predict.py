@@ -24,11 +24,14 @@ NO_INTERVALS = "no intervals: the profile's costs were given by hand (source 'ma
 
 @dataclass(frozen=True)
 class Contribution:
-    """Seconds a cost or a block adds to the predicted time, and its share of it in percent."""
+    """Seconds a cost or a block adds to the predicted time, its share of it in percent, and the
+    standard error of those seconds from the covariance of the costs (None for a manual profile):
+    for cost k, x_k SE(beta_k); for a block with counts x_b, sqrt(x_b' C x_b)."""
 
     name: str
     seconds: float
     percent: float
+    stderr: float | None = None
 
 
 @dataclass(frozen=True)
@@ -124,9 +127,12 @@ def predict(
     x = count_vector(profile, counts)
     parts = np.array([profile.costs[name].value for name in profile.names]) * x
     time_s = float(parts.sum())
-    contributions = tuple(Contribution(name, float(seconds), _percent(seconds, time_s))
-                          for name, seconds in zip(profile.names, parts, strict=True))
-    block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes)
+    cov = _covariance(profile)
+    contributions = tuple(
+        Contribution(name, float(seconds), _percent(seconds, time_s),
+                     None if cov is None else float(abs(x_k) * np.sqrt(max(cov[k, k], 0.0))))
+        for k, (name, seconds, x_k) in enumerate(zip(profile.names, parts, x, strict=True)))
+    block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes, cov)
     if time_s <= 0:
         notes.append(f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts")
     fitted = fitted_application(profile, application, digest)
@@ -298,18 +304,26 @@ def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) 
     return notes
 
 
+def _covariance(profile: MachineProfile) -> np.ndarray | None:
+    """The covariance of the costs as a matrix in the order of ``profile.names`` (None: manual)."""
+    if profile.covariance is None:
+        return None
+    return np.array([[profile.covariance[row][col] for col in profile.names] for row in profile.names])
+
+
 def _blocks(
-    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str]
+    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str],
+    cov: np.ndarray | None = None,
 ) -> tuple[Contribution, ...]:
     result = []
+    beta = np.array([profile.costs[name].value for name in profile.names])
     for block, block_counts in blocks.items():
         notes.extend(_unpriced(profile, block_counts, f"block '{block}'"))
-        seconds = sum(
-            profile.costs[name].value * _check_count(name, block_counts.get(name, 0.0), f"block '{block}'")
-            for name in profile.names
-            if name != INTERCEPT
-        )
-        result.append(Contribution(block, float(seconds), _percent(seconds, time_s)))
+        x_b = np.array([0.0 if name == INTERCEPT else
+                        _check_count(name, block_counts.get(name, 0.0), f"block '{block}'") for name in profile.names])
+        seconds = float(x_b @ beta)
+        stderr = None if cov is None else float(np.sqrt(max(x_b @ cov @ x_b, 0.0)))
+        result.append(Contribution(block, seconds, _percent(seconds, time_s), stderr))
     counted = time_s - (profile.costs[INTERCEPT].value if INTERCEPT in profile.costs else 0.0)
     covered = sum(part.seconds for part in result)
     if counted > 0 and abs(covered - counted) > 0.01 * counted:

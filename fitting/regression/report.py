@@ -90,19 +90,20 @@ def format_prediction(prediction: Prediction) -> str:
             lines.append(f"    ({prediction.prediction_note})")
     else:
         lines.append(f"  {prediction.intervals_note}")
-    lines.append("by cost:")
-    lines.extend(
-        f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %"
-        for part in prediction.contributions
-    )
+    lines.append("by cost (seconds, share, standard error from the costs' covariance):")
+    lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
+                 for part in prediction.contributions)
     if prediction.blocks is not None:
         lines.append("by block:")
-        lines.extend(
-            f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %" for part in prediction.blocks
-        )
+        lines.extend(f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
+                     for part in prediction.blocks)
     notes = ([prediction.extrapolation] if prediction.extrapolation else []) + list(prediction.warnings)
     lines.extend(_warnings(tuple(notes)))
     return "\n".join(lines)
+
+
+def _stderr(part) -> str:
+    return "" if part.stderr is None else f"  +- {part.stderr:.2g} s"
 
 
 def _scaled(value: float | None, unit_seconds: float) -> str:

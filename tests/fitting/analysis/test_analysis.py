@@ -446,3 +446,54 @@ def test_report_per_item_table_has_the_derived_shared_column(model, machine):
     header = re.search(r"<tr><th>item</th><th>context</th>(.*?)</tr>", page).group(1)
     assert "chi_loads" in header and "chi_chain" in header and "chi_shared" in header
     assert "Min(1, P*T - 1)" in page
+
+
+# ---- uncertainty of every term (issue 20, item 4) ----------------------------------------------------
+@pytest.fixture(scope="module")
+def fitted():
+    """A fitted profile (ops, startup, bytes) with a covariance: synthetic runs of six applications."""
+    from perfeq.fitting.regression.fit import fit_machine
+    from perfeq.fitting.regression.synthetic import synthetic_applications
+
+    runs, _ = synthetic_applications(6, 10, np.random.default_rng(5), app_sigma=0.1, noise=0.05)
+    return fit_machine(runs, intercept=False)
+
+
+def test_sensitivity_bands_are_the_spread_of_the_slope_over_costs_drawn_from_their_covariance(model, machine,
+                                                                                              fitted, tmp_path):
+    grid = sensitivity_over(model, "iters", GRID, fitted, machine)
+    assert grid.increase_stderr is not None and np.all(grid.increase_stderr > 0) and grid.quantile > 1.9
+    # Monte Carlo: costs drawn from N(beta, C); the slope of the time, t(iters + 1) - t(iters), per draw
+    names = list(fitted.names)
+    cov = np.array([[fitted.covariance[r][c] for c in names] for r in names])
+    draws = np.random.default_rng(0).multivariate_normal([fitted.costs[n].value for n in names], cov, 4000)
+    values = GRID.values(GRID.sizes[1])
+    equation = TimeEquation(model, fitted, machine)
+    before, _ = equation.slowest(values, 3)
+    after, _ = equation.slowest({**values, "iters": values["iters"] + 1}, 3)
+    slopes = draws @ np.array([after[n] - before[n] for n in names])
+    assert_allclose(grid.increase_stderr[1, 1], slopes.std(), rtol=0.05)
+    assert grid.elasticity_stderr[1, 1] > 0
+    share = sensitivity_over(model, "bytes", GRID, fitted, machine)
+    assert share.increase_stderr is None and np.all(share.elasticity_stderr > 0)  # a count has no error
+    from perfeq.fitting.analysis.sensitivity import plot_sensitivity
+
+    assert plot_sensitivity(grid, tmp_path / "band.png", "cg").read_bytes().startswith(b"\x89PNG")
+    data = json.loads(json.dumps(grid.to_dict()))
+    assert data["band_level"] == 0.95 and data["increase_stderr_s"][1][1] > 0
+    manual = sensitivity_over(model, "iters", GRID, manual_profile(COSTS), machine)
+    assert manual.increase_stderr is None and manual.to_dict()["band_quantile"] is None
+
+
+def test_contributions_carry_standard_errors_from_the_covariance(fitted):
+    counts = {"ops": 2e9, "startup": 4e3, "bytes": 3e8}
+    blocks = {"compute": {"ops": 2e9}, "halo": {"startup": 4e3, "bytes": 3e8}}
+    prediction = predict(fitted, counts, blocks=blocks)
+    names = list(fitted.names)
+    cov = np.array([[fitted.covariance[r][c] for c in names] for r in names])
+    for part in prediction.contributions:
+        assert_allclose(part.stderr, counts[part.name] * fitted.costs[part.name].stderr, rtol=1e-9)
+    halo = np.array([0.0, 4e3, 3e8])
+    assert_allclose(prediction.blocks[1].stderr, np.sqrt(halo @ cov @ halo), rtol=1e-9)
+    whole = predict(fitted, counts, blocks={"all": counts}).blocks[0]
+    assert_allclose(whole.stderr, prediction.mean_stderr, rtol=1e-6)  # no const: the whole is the mean
