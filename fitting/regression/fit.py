@@ -14,7 +14,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from perfeq.errors import FitError
-from perfeq.fitting.costs import MESSAGE_COSTS, cost_spec
+from perfeq.fitting.costs import MESSAGE_COSTS, MISS_COSTS, cost_spec
 from perfeq.fitting.regression.design import Design, build_design, collinearity, collinearity_warnings
 from perfeq.fitting.regression.predict import count_vector
 from perfeq.fitting.regression.profile import (
@@ -276,8 +276,21 @@ def _profile(
         calibration_range={
             name: (float(design.matrix[name].min()), float(design.matrix[name].max())) for name in names
         },
+        miss_shares=_miss_shares(design.runs),
         warnings=tuple(notes),
     )
+
+
+def _miss_shares(runs) -> dict[str, float]:
+    """The largest share of loads that missed each cache level (and of loads that faulted a page)
+    over the runs whose CSV has those counts: how far the calibration's working sets went."""
+    shares = {}
+    for key in MISS_COSTS:
+        ratios = [run.counts[key] / run.counts["loads"] for run in runs
+                  if key in run.counts and run.counts.get("loads", 0) > 0]
+        if ratios:
+            shares[key] = float(max(ratios))
+    return shares
 
 
 def _cost_note(name: str, value: float, p_value: float) -> str | None:

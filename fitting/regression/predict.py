@@ -284,11 +284,32 @@ def calibration_warnings(profile: MachineProfile, procs: int | None, threads: in
         if value is not None and calibrated and value > max(calibrated):
             notes.append(f"{name}={value} is beyond the calibrated {what} (at most {max(calibrated)}): what grows "
                          f"with {name} (messages, processes sharing a node) is extrapolated")
+    notes.extend(_cache_warnings(profile, counts or {}))
     for name in MESSAGE_COSTS:
         value = (counts or {}).get(name, 0.0)
         if name not in profile.costs and value > 0:
             notes.append(f"{value:.3g} {name} on the slowest rank are not priced (counted as 0 s): the profile has "
                          f"no '{name}' cost; calibrate on more processes to price messages")
+    return notes
+
+
+CACHE_NAMES = {"l1": "the L1 cache", "l2": "the last-level cache", "page": "the pages of memory touched before"}
+MISS_GROWTH = 2.0  # a miss share this many times the calibration's largest is beyond the calibrated levels
+
+
+def _cache_warnings(profile: MachineProfile, counts: Mapping[str, float]) -> list[str]:
+    """Working sets beyond the cache levels the calibration runs reached: a larger share of the loads
+    missing a level (by the model's footprint rule) than in any calibration run."""
+    notes = []
+    loads = counts.get("loads", 0.0)
+    for key, calibrated in (profile.miss_shares or {}).items():
+        share = counts.get(key, 0.0) / loads if loads > 0 else 0.0
+        if share > 0.01 and share > MISS_GROWTH * calibrated:
+            reached = ("no calibration run's working set left it" if calibrated == 0 else
+                       f"at most {100 * calibrated:.2g} % in the calibration runs")
+            priced = "" if key in profile.costs else f"; the profile does not price '{key}'"
+            notes.append(f"the working set goes beyond {CACHE_NAMES[key]}: {100 * share:.2g} % of the loads "
+                         f"miss it ({key}), {reached}: the time of that memory traffic is extrapolated{priced}")
     return notes
 
 

@@ -140,6 +140,8 @@ class MachineProfile:
     n_runs: int | None = None
     runs: tuple[RunSummary, ...] = ()
     calibration_range: Mapping[str, tuple[float, float]] | None = None  # min, max count per cost
+    # the largest share of loads missing l1, l2 (and faulting a page) in any calibration run
+    miss_shares: Mapping[str, float] | None = None
     warnings: tuple[str, ...] = field(default=())
     between_app: BetweenApp | None = None  # None: one application, or not estimated
     selection: Selection | None = None  # how the cost set was chosen; None: given with --costs
@@ -186,6 +188,7 @@ class MachineProfile:
             n_runs=self.n_runs,
             runs=[asdict(run) for run in self.runs],
             calibration_range={name: list(bounds) for name, bounds in (self.calibration_range or {}).items()},
+            miss_shares=dict(self.miss_shares or {}),
             warnings=list(self.warnings),
         )
         if self.between_app is not None:
@@ -298,6 +301,7 @@ def _fit_fields(data: Mapping[str, Any], costs: Mapping[str, CostEstimate], wher
         n_runs=data.get("n_runs"),
         runs=runs,
         calibration_range=ranges,
+        miss_shares={str(k): float(v) for k, v in (data.get("miss_shares") or {}).items()} or None,
         between_app=_between_app(data.get("between_app"), f"{where}: between_app"),
         selection=None if data.get("selection") is None else Selection.from_dict(data["selection"], where),
     )

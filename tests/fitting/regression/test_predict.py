@@ -232,3 +232,27 @@ def test_a_prediction_says_where_it_leaves_the_calibrated_box(profile):
                                  "measured on the machine: nothing says how far this prediction can be trusted",
                                  "4e+03 startup on the slowest rank are not priced (counted as 0 s): the profile "
                                  "has no 'startup' cost; calibrate on more processes to price messages")
+
+
+def test_a_working_set_beyond_the_calibrated_cache_levels_is_said():
+    """Issue 20 item 3: calibration runs whose working sets never left the last-level cache (l2 = 0,
+    a few L1 misses); a prediction where a quarter of the loads miss it says so, one inside does not."""
+    import dataclasses
+
+    from perfeq.fitting.regression.fit import fit_machine
+
+    base = synthetic_runs(30, np.random.default_rng(2), costs={"ops": 1e-9, "startup": 5e-6, "bytes": 1e-9})
+    runs = [dataclasses.replace(r, counts={**r.counts, "loads": r.counts["ops"] / 3, "l1": r.counts["ops"] / 60,
+                                           "l2": 0.0}) for r in base]
+    profile = fit_machine(runs, ["ops", "startup", "bytes"])
+    assert profile.miss_shares == pytest.approx({"l1": 0.05, "l2": 0.0})
+    inside = {**COUNTS, "loads": 6e8, "l1": 3e7, "l2": 0.0}
+    assert not [w for w in predict(profile, COUNTS, all_counts=inside).warnings if "working set" in w]
+    beyond = predict(profile, COUNTS, all_counts={**inside, "l2": 1.5e8})
+    (note,) = [w for w in beyond.warnings if "working set" in w]
+    assert note.startswith("the working set goes beyond the last-level cache: 25 % of the loads miss it (l2), "
+                           "no calibration run's working set left it") and "does not price 'l2'" in note
+    again = dataclasses.replace(profile)
+    from perfeq.fitting.regression.profile import MachineProfile
+
+    assert MachineProfile.from_dict(json.loads(json.dumps(again.to_dict()))).miss_shares == profile.miss_shares
