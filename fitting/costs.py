@@ -91,6 +91,11 @@ COST_SET_LADDER: tuple[tuple[str, ...], ...] = (
     RECOMMENDED_COSTS,
     ("loads", "stores", "branch", "chain"),
     ("loads", "stores", "branch"),
+    # stores priced with the loads (a store costs what a load does, or nothing beyond its line's load)
+    ("loads", "branch", "chain", "shared", "bytes"),
+    ("loads", "branch", "chain", "shared"),
+    ("loads", "branch", "chain"),
+    ("loads", "branch"),
     ("ops", "branch", *MESSAGE_COSTS),
     ("ops", "branch", "bytes"),
     ("ops", *MESSAGE_COSTS),

@@ -61,6 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PerfeqError as exc:
         print(f"perfeq: error: {exc}", file=sys.stderr)
         return exc.exit_status
+    except BrokenPipeError:  # `perfeq ... | head`: the reader has gone, nothing to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("perfeq: error: interrupted", file=sys.stderr)
         return 130

@@ -276,7 +276,7 @@ def _profile(
         calibration_range={
             name: (float(design.matrix[name].min()), float(design.matrix[name].max())) for name in names
         },
-        miss_shares=_miss_shares(design.runs),
+        miss_shares=_miss_shares(design.runs) or None,
         warnings=tuple(notes),
     )
 

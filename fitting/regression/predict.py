@@ -62,6 +62,9 @@ class Prediction:
     between_app_sigma: float | None = None  # added to the prediction interval (profile's sigma unit)
     prediction_df: float | None = None  # degrees of freedom of the prediction interval's t quantile
     prediction_note: str | None = None  # what the prediction interval holds
+    # shares of the variance of one run: the costs' uncertainty at these counts, the fit's run-to-run
+    # error, the between-application error (None for a manual profile)
+    variance_shares: dict[str, float] | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready form (tuples become lists)."""
@@ -185,7 +188,11 @@ def _intervals(
     else:
         mean_interval = (time_s - q * mean_se, time_s + q * mean_se)
         prediction_interval = (time_s - q_run * run_se, time_s + q_run * run_se)
+    total = within + added
+    shares = None if total <= 0 else {"costs": mean_var / total, "runs": (within - mean_var) / total,
+                                       "applications": added / total}
     return dict(
+        variance_shares=shares,
         mean_interval=mean_interval,
         prediction_interval=prediction_interval,
         mean_stderr=mean_se,

@@ -97,9 +97,44 @@ def format_prediction(prediction: Prediction) -> str:
         lines.append("by block:")
         lines.extend(f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
                      for part in prediction.blocks)
+    lines.extend(f"  {line}" for line in interval_advice(prediction))
     notes = ([prediction.extrapolation] if prediction.extrapolation else []) + list(prediction.warnings)
     lines.extend(_warnings(tuple(notes)))
     return "\n".join(lines)
+
+
+WIDE = 2.0  # a prediction interval wider than this ratio (high / low) gets advice
+
+
+def interval_advice(prediction: Prediction) -> list[str]:
+    """When the prediction interval is more than WIDE times wide: what makes it so (the shares of the
+    variance of one run) and what would tighten it, largest part first; else nothing."""
+    if not prediction.prediction_interval or not prediction.variance_shares:
+        return []
+    low, high = prediction.prediction_interval
+    if low > 0 and high / low <= WIDE:
+        return []
+    width = f"{high / low:.1f}x wide" if low > 0 else "reaches down to 0 s"
+    shares = prediction.variance_shares
+    parts = ", ".join(f"{name} {100 * share:.0f} %" for name, share in sorted(shares.items(), key=lambda i: -i[1]))
+    lines = [f"the {round(100 * prediction.level)}% prediction interval is {width} (high / low); "
+             f"its variance comes from: {parts}"]
+    for name, share in sorted(shares.items(), key=lambda item: -item[1]):
+        if share >= 0.2:
+            lines.append(f"to tighten it ({name}): {_ADVICE[name]}")
+    return lines
+
+
+_ADVICE = {
+    "runs": "the chosen costs leave each calibration run this far off (the profile's sigma): time longer "
+            "calibration runs with more repetitions on an idle machine (noise), and calibrate on applications "
+            "whose time the priced counts explain (perfeq validate shows which are off)",
+    "applications": "a program the fit never saw may be off by the between-application error: calibrate on "
+                    "more applications with this program's traits, or add a few timed runs of this very "
+                    "program to the calibration (it then gets the in-sample interval)",
+    "costs": "the costs are uncertain at these counts: calibrate at sizes and process counts nearer the "
+             "prediction, so that it is not extrapolated from the calibration runs",
+}
 
 
 def _stderr(part) -> str:

@@ -19,7 +19,7 @@ from perfeq.fitting.costs import INTERCEPT, MESSAGE_COSTS
 from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.predict import Prediction, predict
 from perfeq.fitting.regression.profile import MachineProfile, save_profile
-from perfeq.fitting.regression.report import format_profile
+from perfeq.fitting.regression.report import format_profile, interval_advice
 from perfeq.fitting.regression.runs import read_runs
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import CostModel, build_model
@@ -117,6 +117,8 @@ def _predict_large(example: Example, check: dict, model: CostModel, profile: Mac
     result = _predict_at(model, profile, machine, big, 64)
     print(f"    predicted {result.time_s:.3f} s, 95% confidence interval {_interval(result.mean_interval)}, "
           f"95% prediction interval {_interval(result.prediction_interval)}")
+    for line in interval_advice(result):
+        print(f"    {line}")
     for warning in result.warnings:
         print(f"    warning: {warning}")
     (out / "prediction.json").write_text(json.dumps({"values": big, "P": 64, **result.to_dict()}, indent=1) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -256,3 +257,23 @@ def test_a_working_set_beyond_the_calibrated_cache_levels_is_said():
     from perfeq.fitting.regression.profile import MachineProfile
 
     assert MachineProfile.from_dict(json.loads(json.dumps(again.to_dict()))).miss_shares == profile.miss_shares
+
+
+def test_a_wide_interval_says_what_widens_it_and_what_would_tighten_it():
+    """Issue 20 item 5: over WIDE (2x) the prediction names the parts of its variance, largest first,
+    with advice for each large one; a narrow interval says nothing."""
+    from perfeq.fitting.regression.fit import fit_machine
+    from perfeq.fitting.regression.report import interval_advice
+    from perfeq.fitting.regression.synthetic import synthetic_applications
+
+    noisy, _ = synthetic_applications(6, 8, np.random.default_rng(4), app_sigma=0.3, noise=0.3)
+    wide = predict(fit_machine(noisy), COUNTS, application="new")
+    assert sum(wide.variance_shares.values()) == pytest.approx(1.0)
+    lines = interval_advice(wide)
+    assert re.match(r"the 95% prediction interval is \d+\.\dx wide \(high / low\); its variance comes from: "
+                    r"(runs|applications|costs) \d+ %", lines[0])
+    assert any(line.startswith("to tighten it (runs)") for line in lines)
+    assert lines[0] in format_prediction(wide)
+    quiet, _ = synthetic_applications(6, 8, np.random.default_rng(4), app_sigma=0.01, noise=0.01)
+    narrow = predict(fit_machine(quiet), COUNTS, application="new")
+    assert narrow.prediction_interval[1] / narrow.prediction_interval[0] < 2 and interval_advice(narrow) == []
