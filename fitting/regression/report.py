@@ -94,15 +94,18 @@ def format_prediction(prediction: Prediction) -> str:
     lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
                  for part in prediction.contributions)
     if prediction.blocks is not None:
-        lines.append("by block:")
+        ranked = sorted(prediction.blocks, key=lambda part: -abs(part.seconds))
+        shown = [part for part in ranked[:TOP_BLOCKS] if part.seconds != 0]
+        lines.append(f"by block (largest first, {len(shown)} of {len(ranked)}; --json has them all):")
         lines.extend(f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
-                     for part in prediction.blocks)
+                     for part in shown)
     lines.extend(f"  {line}" for line in interval_advice(prediction))
     notes = ([prediction.extrapolation] if prediction.extrapolation else []) + list(prediction.warnings)
     lines.extend(_warnings(tuple(notes)))
     return "\n".join(lines)
 
 
+TOP_BLOCKS = 12  # blocks shown in the text of a prediction
 WIDE = 2.0  # a prediction interval wider than this ratio (high / low) gets advice
 
 

@@ -112,7 +112,7 @@ def test_blocks_are_priced_and_checked_against_the_whole(profile):
     assert prediction.warnings == ()
     partial = predict(profile, COUNTS, blocks={"compute": {"ops": 2e9}})
     assert any("blocks account for" in note for note in partial.warnings)
-    assert "by block:" in format_prediction(partial)
+    assert "by block (largest first, 1 of 1;" in format_prediction(partial)
 
 
 def test_manual_profile_predicts_without_intervals_and_says_so():
