@@ -241,8 +241,14 @@ def _between_app(profile: MachineProfile, application: str | None) -> tuple[floa
     )
 
 
+MAX_LOG_HALF_WIDTH = 700.0  # exp(700) ~ 1e304: beyond it the interval is "everything" and would overflow
+
+
 def _log_interval(time_s: float, half_width: float) -> tuple[float, float]:
-    """``time_s`` times exp(-h) and exp(h): the interval of a relative (log-scale) error."""
+    """``time_s`` times exp(-h) and exp(h): the interval of a relative (log-scale) error.  A t quantile
+    at one or two degrees of freedom (a between-application error from two applications) can make h
+    enormous; it is capped so the interval stays finite (and absurdly wide, as it should read)."""
+    half_width = min(half_width, MAX_LOG_HALF_WIDTH)
     return time_s * math.exp(-half_width), time_s * math.exp(half_width)
 
 

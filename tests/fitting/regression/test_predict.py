@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import replace
 
@@ -277,3 +278,12 @@ def test_a_wide_interval_says_what_widens_it_and_what_would_tighten_it():
     quiet, _ = synthetic_applications(6, 8, np.random.default_rng(4), app_sigma=0.01, noise=0.01)
     narrow = predict(fit_machine(quiet), COUNTS, application="new")
     assert narrow.prediction_interval[1] / narrow.prediction_interval[0] < 2 and interval_advice(narrow) == []
+
+
+def test_an_absurdly_wide_relative_interval_stays_finite():
+    """A t quantile at ~1 degree of freedom (a between-application error from two applications) once
+    made exp() overflow inside perfeq validate; the interval is capped, finite and absurd."""
+    from perfeq.fitting.regression.predict import _log_interval
+
+    low, high = _log_interval(2.0, 1e4)
+    assert 0 < low < 1e-300 and 1e300 < high < math.inf
