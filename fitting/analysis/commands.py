@@ -19,13 +19,44 @@ from perfeq.fitting.regression.profile import WEIGHTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``sensitivity``, ``breakdown``, ``validate``, ``report`` and ``compare`` to the command line."""
+    """Add ``sensitivity``, ``breakdown``, ``validate``, ``report``, ``compare``, ``equation`` and ``export``."""
     _add_sensitivity(subparsers)
     _add_breakdown(subparsers)
     _add_validate(subparsers)
     _add_report(subparsers)
     _add_compare(subparsers)
     _add_equation(subparsers)
+    _add_export(subparsers)
+
+
+def _add_export(subparsers: argparse._SubParsersAction) -> None:
+    export = subparsers.add_parser(
+        "export", help="write a runs CSV as Extra-P's text input, one experiment per application",
+        description="Write the runs of RUNS.csv as Extra-P text files (one per application and build): the "
+        "parameters that vary (problem parameters, p, t), and per point the repetitions of time and of every "
+        "count. Load them with `extrap --text FILE` to compare Extra-P's empirical models with perfeq's.")
+    export.add_argument("--extrap", required=True, metavar="RUNS.csv", help="runs CSV (perfeq calibrate)")
+    export.add_argument("-o", "--output", required=True, metavar="DIR", help="folder for the NAME.extrap.txt files")
+    export.set_defaults(func=run_export)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from perfeq.fitting.analysis.extrap import extrap_experiments, write_extrap
+    from perfeq.fitting.regression.runs import read_runs
+
+    output = Path(args.output)
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"-o {output}: exists and is not a folder")
+    files, notes = extrap_experiments(read_runs(args.extrap), str(args.extrap))
+    if not files:
+        raise UsageError(f"{args.extrap}: no application can be written: {'; '.join(notes)}")
+    for note in notes:
+        print(f"perfeq: note: {note}", file=sys.stderr)
+    for path, experiment in zip(write_extrap(files, output), files, strict=True):
+        print(f"wrote {path} ({', '.join(experiment.parameters)}; {experiment.points} points)")
+    return 0
 
 
 def _add_equation(subparsers: argparse._SubParsersAction) -> None:

@@ -1,4 +1,4 @@
-"""``perfeq export --extrap RUNS`` (fitting/scaling/extrap.py, issue 20 item 6): Extra-P's text input,
+"""``perfeq export --extrap RUNS`` (fitting/analysis/extrap.py, issue 20 item 6): Extra-P's text input,
 one experiment per application, from a kept calibration campaign; loaded by Extra-P itself where it is
 installed (`extrap` on PATH, or its path in $EXTRAP)."""
 
