@@ -7,6 +7,8 @@ files under tests/data.  Everything is found from this file's own path.
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -89,3 +91,20 @@ def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, 
                for binary in (plain, instrumented)]
     assert outputs[0] == outputs[1] and outputs[0].strip()
     return outputs[0]
+
+
+def tiny_calibration_apps(folder: Path) -> Path:
+    """``folder`` made into an ``--apps`` catalog: the bundled cg and ocean at two tiny sizes each (runs of a
+    few milliseconds), for calibration campaigns that take seconds."""
+    folder.mkdir()
+    entries = []
+    for name, second, small, sizes in (("cg", "iters", 10, (20, 20)), ("ocean", "steps", 5, (10, 10))):
+        shutil.copy(EXAMPLES / f"{name}.c", folder / f"{name}.c")
+        entries.append({
+            "name": name, "source": f"{name}.c", "description": f"{name} (test sizes)", "openmp": False,
+            "params": [{"name": "n", "argv": 1, "small": 16, "calibration": [32, 48]},
+                       {"name": second, "argv": 2, "small": small, "calibration": list(sizes)}],
+        })
+    (folder / "catalog.json").write_text(json.dumps({"format": "perfeq-examples", "version": 1,
+                                                     "examples": entries}))
+    return folder

@@ -157,9 +157,20 @@ SLURM_TEMPLATE = """#!/bin/bash
 #SBATCH --time={{ time_limit }}
 # Written by perfeq calibrate --slurm: times the plain programs at each calibration point.
 # Each line appends "app,params,procs,rep,seconds" to {{ times }}; then run
-#   perfeq calibrate --import-times {{ times }} -o runs.csv
+#   {{ import_command }}
 set -euo pipefail
 export OMP_NUM_THREADS=1  # the campaign's counts are for one thread per process
+{% if checks %}
+# The launcher must start one MPI job of P processes, not P jobs of one process each (what srun
+# does without the MPI plugin the MPI library needs; srun --mpi=list lists the plugins).
+{% endif %}
+{% for check in checks %}
+size=$({{ check.command }})
+if [ "$size" != {{ check.procs }} ]; then
+    printf '%s (rank 0 of each job printed its size: %s)\\n' {{ check.message }} "$(echo $size)" >&2
+    exit 1
+fi
+{% endfor %}
 {% for point in points %}
 start=$(date +%s.%N); {{ point.command }} > /dev/null; end=$(date +%s.%N)
 printf '%s,%s\\n' {{ point.row }} "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.6f", e - s }')" >> {{ times_quoted }}
@@ -168,7 +179,12 @@ printf '%s,%s\\n' {{ point.row }} "$(awk -v s="$start" -v e="$end" 'BEGIN { prin
 
 
 def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Path, times: Path,
-                       launcher: str = "srun -n {P} {cmd}", time_limit: str = "01:00:00") -> None:
+                       launcher: str = "srun -n {P} {cmd}", time_limit: str = "01:00:00",
+                       probe: Path | None = None, import_command: str | None = None) -> None:
+    """Write the batch script that times ``points`` and appends them to ``times``.  With ``probe``
+    (:func:`perfeq.workflows.pipeline.build_size_probe`) the script first checks, for every process
+    count above one, that the launcher starts one MPI job of that many processes, and stops with a
+    message saying what to change if it does not."""
     from perfeq.files import write_atomic
 
     if not points:
@@ -176,10 +192,18 @@ def write_slurm_script(points: list[Point], binaries: dict[str, Path], path: Pat
     rows = [{"row": shlex.quote(f"{p.example.name},{p.params},{p.procs},{p.rep}"),
              "command": shlex.join(launch_command(binaries[p.example.name], p.example.argv(p.values), p.procs, launcher))}
             for p in points]
+    checks = []
+    for procs in sorted({p.procs for p in points if p.procs > 1}) if probe else []:
+        command = shlex.join(launch_command(Path(probe).resolve(), [], procs, launcher))
+        checks.append({"command": command, "procs": procs, "message": shlex.quote(
+            f"perfeq: {command} did not start one MPI job of {procs} processes; give the launcher the MPI "
+            f"plugin your MPI library needs, e.g. perfeq calibrate --slurm ... --launcher "
+            f"'srun --mpi=pmi2 -n {{P}} {{cmd}}' (srun --mpi=list lists them)")})
     times = Path(times).resolve()  # the job may start in another folder
-    text = jinja2.Template(SLURM_TEMPLATE, undefined=jinja2.StrictUndefined).render(
-        points=rows, max_procs=max(p.procs for p in points), times=times, times_quoted=shlex.quote(str(times)),
-        time_limit=time_limit)
+    text = jinja2.Template(SLURM_TEMPLATE, undefined=jinja2.StrictUndefined, trim_blocks=True).render(
+        points=rows, checks=checks, max_procs=max(p.procs for p in points), times=times,
+        times_quoted=shlex.quote(str(times)), time_limit=time_limit,
+        import_command=import_command or f"perfeq calibrate --import-times {shlex.quote(str(times))} -o runs.csv")
     write_atomic(path, text)
     path.chmod(0o755)
 

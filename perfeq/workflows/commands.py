@@ -115,15 +115,16 @@ def run_calibrate(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
         workdir = args.workdir or Path(tmp)
         if args.slurm:
-            from perfeq.workflows.pipeline import build_plain
+            from perfeq.workflows.pipeline import build_plain, build_size_probe
 
             # the script runs the binaries after perfeq has exited: they cannot live in a temp folder
             workdir = (args.workdir or Path(f"{args.slurm}.d")).resolve()
             binaries = {e.name: build_plain(e, workdir / "plain") for e in examples}
+            times = args.output.with_suffix(".times.csv")
             write_slurm_script(plan(examples, procs, args.reps, order=args.order, seed=args.seed), binaries, args.slurm,
-                               args.output.with_suffix(".times.csv"), args.launcher or "srun -n {P} {cmd}")
-            print(f"wrote {args.slurm}: sbatch it, then perfeq calibrate --import-times "
-                  f"{args.output.with_suffix('.times.csv')} -o {args.output}", file=sys.stderr)
+                               times, args.launcher or "srun -n {P} {cmd}", probe=build_size_probe(workdir),
+                               import_command=_import_command(args, times, absolute=True))
+            print(f"wrote {args.slurm}: sbatch it, then {_import_command(args, times)}", file=sys.stderr)
             return 0
         if args.import_times:
             return _import_times(args, examples, workdir)
@@ -137,6 +138,25 @@ def run_calibrate(args: argparse.Namespace) -> int:
                               "same command again to time the rest") from None
     print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
     return 0
+
+
+def _import_command(args: argparse.Namespace, times: Path, absolute: bool = False) -> str:
+    """The ``perfeq calibrate --import-times`` command that reads the times a --slurm script writes,
+    with the options that choose the same applications; ``absolute``: with absolute paths (for the
+    script, which may be read anywhere)."""
+    import shlex
+
+    def where(path: Path) -> str:
+        return str(path.resolve() if absolute else path)
+
+    words = ["perfeq", "calibrate"]
+    if args.apps:
+        words += ["--apps", where(args.apps)]
+    if args.only:
+        words += ["--only", args.only]
+    if args.all:
+        words.append("--all")
+    return shlex.join([*words, "--import-times", where(times), "-o", where(args.output)])
 
 
 def _runs_in(path: Path) -> int:

@@ -44,6 +44,36 @@ def build_instrumented(example: Example, folder: Path) -> Path:
     return binary
 
 
+MPI_SIZE_PROBE = r"""/* Written by perfeq: rank 0 prints how many processes its MPI job has. */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("%d\n", size);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def build_size_probe(folder: Path) -> Path:
+    """``folder/mpi_size_probe``: a program whose rank 0 prints the size of its MPI job.  A batch
+    script runs it to check that its launcher starts one job of P processes: ``srun`` without the
+    MPI plugin the MPI library needs starts P separate one-process jobs instead, which would time
+    every P-process point as P copies of the one-process run."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source, binary = folder / "mpi_size_probe.c", folder / "mpi_size_probe"
+    source.write_text(MPI_SIZE_PROBE)
+    _run_compiler([find_mpi().mpicc, "-std=c99", str(source), "-o", str(binary)])
+    return binary
+
+
 def _run_compiler(command: list[str]) -> None:
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

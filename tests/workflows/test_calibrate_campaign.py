@@ -6,7 +6,6 @@ with bash and a local ``mpiexec`` launcher in place of ``srun``, as on a login n
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import tiny_calibration_apps
 
 from perfeq.cli import main
 from perfeq.examples.catalog import load_catalog
@@ -22,28 +21,10 @@ from perfeq.fitting.regression.runs import read_runs
 from perfeq.toolchain import find_mpi, mpi_env
 from perfeq.workflows.calibrate import plan
 
-EXAMPLES = EXAMPLES
-
-
-def _catalog(folder: Path) -> Path:
-    """cg and ocean at two tiny sizes each (runs of a few milliseconds)."""
-    folder.mkdir()
-    entries = []
-    for name, second, small, sizes in (("cg", "iters", 10, (20, 20)), ("ocean", "steps", 5, (10, 10))):
-        shutil.copy(EXAMPLES / f"{name}.c", folder / f"{name}.c")
-        entries.append({
-            "name": name, "source": f"{name}.c", "description": f"{name} (test sizes)", "openmp": False,
-            "params": [{"name": "n", "argv": 1, "small": 16, "calibration": [32, 48]},
-                       {"name": second, "argv": 2, "small": small, "calibration": list(sizes)}],
-        })
-    (folder / "catalog.json").write_text(json.dumps({"format": "perfeq-examples", "version": 1,
-                                                     "examples": entries}))
-    return folder
-
 
 @pytest.fixture(scope="module")
 def apps(tmp_path_factory) -> Path:
-    return _catalog(tmp_path_factory.mktemp("campaign") / "apps")
+    return tiny_calibration_apps(tmp_path_factory.mktemp("campaign") / "apps")
 
 
 def _key(run) -> tuple:
@@ -124,6 +105,8 @@ def test_a_slurm_script_runs_without_slurm_and_its_times_import(apps, tmp_path, 
     assert text.startswith("#!/bin/bash") and "#SBATCH --ntasks=2" in text and "OMP_NUM_THREADS=1" in text
     # the binaries outlive the command (beside the script), the script needs no bc
     assert (tmp_path / "calibrate.sh.d" / "plain").is_dir() and not re.search(r"\bbc\b", text)
+    # it checks that the launcher starts one MPI job of 2 processes, and says how to import with the same --apps
+    assert "mpi_size_probe" in text and f"--apps {apps.resolve()} --import-times" in text
     subprocess.run(["bash", str(script)], check=True, cwd=tmp_path, timeout=300, env=mpi_env())
     times = runs_path.with_suffix(".times.csv")
     lines = times.read_text().splitlines()
