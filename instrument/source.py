@@ -145,6 +145,17 @@ class SourceText:
             return None
         return self.text_of(first, last)
 
+    def expansion_prefix(self, line: int, column: int, generated: str) -> int | None:
+        """The first token of the macro invocation whose expansion holds the preprocessed position and
+        begins the expression ``generated`` (``MAX_KEY`` of ``MAX_KEY - 1``), parentheses aside; None
+        when the position is in no expansion or the expression does not start with it."""
+        found = self._expansion_at.get((line, column))
+        if found is None:
+            return None
+        first, _, texts = self._expansions[found]
+        expansion = "".join(texts).replace("(", "").replace(")", "")
+        return first if expansion and re.sub(r"\s+|[()]", "", generated).startswith(expansion) else None
+
     def _invocation_end(self, orig: list[int], i: int) -> int:
         """Position in ``orig`` after the macro invocation starting at ``orig[i]``."""
         if i + 1 < len(orig) and self.tokens[orig[i + 1]].text == "(":

@@ -290,11 +290,19 @@ class LoopPlanning:
     def expr_text(self, node: c_ast.Node) -> str | None:
         """Original text of an expression node, when its extent can be found reliably."""
         start = self.u.tok(node)
-        if start is None:  # within a macro's expansion: the invocation when it is the whole expression
-            inside = self.u.in_main(node)
-            return self.src.expansion_text(node.coord.line, node.coord.column, generate(node)) if inside else None
-        start = self._expression_start(node, start)
         generated = generate(node)
+        if start is None:  # within a macro's expansion: the invocation when it is the whole expression,
+            if not self.u.in_main(node):  # else the text from it when it begins the expression
+                return None
+            line, column = node.coord.line, node.coord.column
+            whole = self.src.expansion_text(line, column, generated)
+            if whole is not None:
+                return whole
+            start = self.src.expansion_prefix(line, column, generated)
+            if start is None:
+                return None
+        else:
+            start = self._expression_start(node, start)
         # extend token by token until the generated text (macros expanded) matches the original
         # text with spaces removed; stop at the first depth-0 delimiter
         try:

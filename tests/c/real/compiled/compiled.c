@@ -1,5 +1,6 @@
 /* Loops bounded by sizes compiled in (issue 19): -DN=..., a header's data-set size, a macro of a
- * macro, a constant macro, and a kernel given the size through a local (int n = N). */
+ * macro, a constant macro, a bound that begins with a macro (M - 1), and a kernel given the size
+ * through a local (int n = N). */
 #include <stdio.h>
 #include "sizes.h"
 
@@ -24,6 +25,8 @@ int main(void)
     for (int i = 0; i < M; i++)
         a[i] = i;
     s += kernel(n, a);
+    for (int i = 0; i < M - 1; i++)  /* a macro that begins the bound, not all of it (NPB IS) */
+        s += a[i + 1] - a[i];
     for (int i = 0; i < N; i++)
         for (int j = 0; j < i; j++)
             s += a[j];
