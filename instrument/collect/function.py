@@ -18,7 +18,14 @@ from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
 from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import Regions
-from perfeq.instrument.collect.walk import arrays, find, formal_parameters, generate, lvalue_path
+from perfeq.instrument.collect.walk import (
+    arrays,
+    expression_nodes,
+    find,
+    formal_parameters,
+    generate,
+    lvalue_path,
+)
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
@@ -340,7 +347,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
 
     def record_assignment(self, node: c_ast.Node) -> None:
         """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``: what resolution may use (by the
-        lvalue's canonical spelling, perfeq.arguments.canonical_lvalue)."""
+        lvalue's canonical spelling, perfeq.arguments.canonical_lvalue); and every ``n++``/``--n`` in
+        the statement, an update that makes ``n`` no constant (``npart++`` under an if)."""
+        self._record_increments(node)
         path = lvalue_path(node.lvalue) if isinstance(node, c_ast.Assignment) else None
         if path is None or isinstance(node.lvalue, c_ast.UnaryOp):
             return
@@ -357,6 +366,18 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                                              text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
                                              block=self.block_id, loop=self.loop,
                                              is_global=bool(root) and self.scope.owner(root.group(0)) is self.u.globals))
+
+    def _record_increments(self, node: c_ast.Node) -> None:
+        for inc in expression_nodes(node):
+            if not isinstance(inc, c_ast.UnaryOp) or inc.op not in ("p++", "p--", "++", "--"):
+                continue
+            path = lvalue_path(inc.expr)
+            if path is None:
+                continue
+            root = re.match(r"[A-Za-z_]\w*", path)
+            self.assignments.append(d.Assignment(
+                variable=path, op=inc.op.lstrip("p"), text="1", line=inc.coord.line, block=self.block_id,
+                loop=self.loop, is_global=bool(root) and self.scope.owner(root.group(0)) is self.u.globals))
 
     # ---- sub-statements -------------------------------------------------------------------
     def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,

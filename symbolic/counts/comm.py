@@ -229,6 +229,8 @@ class CommCounts(CountBase):
         """
         resolver = Resolver(unit, comm.function, comm.loop, comm.line, self.param_symbols)
         records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])]
+        if not any(rec.calls for rec in records):  # never called in the first run (P = 1): sizes from one where it ran
+            records = self._records_where_called(ctx, comm) or records
         where = self._where(unit, comm.line)
         fitted, fit_note = self._array_bytes(ctx, comm)
         sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
@@ -255,6 +257,14 @@ class CommCounts(CountBase):
         n = self.run.nranks
         return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
                      for key in ("sent", "bytes_sent", "critical"))
+
+    def _records_where_called(self, ctx, comm: CommDescriptor) -> list:
+        """The call site's records in the first run holding this context where the site was called."""
+        for run, node in self._same_context(ctx):
+            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])]
+            if any(rec.calls for rec in records):
+                return records
+        return []
 
     def _array_bytes(self, ctx, comm: CommDescriptor) -> tuple[sp.Expr | None, str]:
         """Bytes per call of a call site whose count is an array over the ranks, scaled with the size.

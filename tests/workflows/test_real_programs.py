@@ -345,3 +345,16 @@ def test_a_global_set_once_in_main_is_resolved_in_other_functions(tmp_path):
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert not json.loads((tmp_path / "m.json").read_text())["fallbacks"]
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 160), {"n": 160})
+
+
+def test_a_loop_over_partners_empty_on_one_process_is_modelled_per_process_count(tmp_path, capsys):
+    """miniAMR's halo sends sit in a loop over a partner list built at run time: 0 trips on one
+    process.  The loop's trips per entry are kept per process count measured (the first run's 0 made
+    every message vanish), and the message length comes from a run where the call ran."""
+    run = mpi_program(tmp_path, REAL / "partners.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (20, 40) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert any("per process count measured" in note for note in data["fallbacks"])
+    assert_exact(tmp_path / "m.json", run(2, 160, "big.trace"), {"n": 160})
