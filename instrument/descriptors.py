@@ -35,6 +35,7 @@ class BlockDescriptor:
     anchor: int | None  # the block this one's executions are relative to (see instrument/collect/)
     ops: dict[str, int]
     arrays: list[str]  # arrays and pointers the block reads or writes through
+    once: bool = False  # under omp master/single/masked: one thread of a team runs it
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class LoopDescriptor:
     flags: list[str]  # var-modified, data-dependent, goto, collapsed, not-instrumented
     # data-dependent loops only: first slot of the branch predictor run on the condition (PERFEQ_BRANCH)
     predictor: int | None = None
+    once: bool = False  # under omp master/single/masked: one thread of a team runs it
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,11 @@ class Block:
     anchor: int | None
     ops: OpCount = ZERO
     arrays: set = field(default_factory=set)
+    once: bool = False  # under omp master/single/masked
 
+
+# constructs whose statement one thread of the team runs
+OMP_ONCE = re.compile(r"^\s*omp\s+(master|masked|single)\b")
 
 # the depth of statements inserted after a statement: inside every brace closed at the same offset
 _AFTER_STATEMENT = 1 << 29
@@ -79,6 +83,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self._address_taken: set[str] | None = None
         self.regions: list[int] = []  # stack of enclosing region ids
         self.parallel = 0  # depth of lexically enclosing parallel constructs
+        self.once = 0  # depth of enclosing omp master/single/masked statements
         self.scope = Scope(unit.globals)
         self.assignments: list[d.Assignment] = []
         self.params: list[str] = []
@@ -130,7 +135,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         """
         slot = None if offset is None else self.slot()
         block = Block(id=len(self.u.unit.blocks) + len(self.blocks), slot=slot, line=line, kind=kind,
-                      loop=self.loop, in_parallel=bool(self.parallel), anchor=anchor)
+                      loop=self.loop, in_parallel=bool(self.parallel), anchor=anchor, once=bool(self.once))
         self.blocks.append(block)
         declare = False
         if self._declare_slab and offset is not None:
@@ -178,7 +183,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.u.unit.blocks.append(d.BlockDescriptor(
                 id=block.id, function=self.index, slot=block.slot, line=block.line, kind=block.kind,
                 loop=block.loop, in_parallel=block.in_parallel, anchor=block.anchor, ops=block.ops.to_dict(),
-                arrays=sorted(block.arrays),
+                arrays=sorted(block.arrays), once=block.once,
             ))
         self.u.unit.functions.append(self.descriptor(nslots=self.nslots, nvalues=self.nvalues,
                                                      entry_block=first_block, assignments=self.assignments,
@@ -236,7 +241,12 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             if not isinstance(node, (c_ast.Label, c_ast.Pragma)):
                 self._ensure_block()
             before = self.block
-            end = handler(node, depth, pragmas)
+            once = any(OMP_ONCE.match(p.string) for p in pragmas)
+            self.once += once
+            try:
+                end = handler(node, depth, pragmas)
+            finally:
+                self.once -= once
             if end is not None:  # a control statement: what follows is a new block
                 self.end_block(end, node.coord.line, before)
             return

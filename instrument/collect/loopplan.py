@@ -262,11 +262,18 @@ class LoopPlanning:
         return Trips(relation=op, first=form.init, bound=form.bound, step=int(stride), where=self.where)
 
     def loop_wrap_start(self, start: int, pragmas: list[c_ast.Pragma]) -> int:
-        """Where the loop's braces open: before its first pragma, else before its keyword."""
+        """Where the loop's braces open: before the pragmas that must stand right before the loop
+        (``omp for``, ``omp simd``, ``GCC unroll`` ...), else before its keyword.  The pragmas of
+        constructs that take any structured block (``omp single``, ``omp master``, ``omp critical``)
+        and the standalone ones before them (``omp barrier``) stay outside: the braces, with the
+        loop's hooks, are then their block, so the hooks run on the thread that runs the loop."""
         wrap_start = self.src.tokens[start].start
-        if pragmas:
-            pragma_tok = self.u.tok(pragmas[0])
-            first_pp = self.pragma_token(pragmas[0]) if pragma_tok is None else pragma_tok
+        attached = pragmas
+        while attached and _TAKES_A_BLOCK.match(attached[0].string):
+            attached = attached[1:]
+        if attached:
+            pragma_tok = self.u.tok(attached[0])
+            first_pp = self.pragma_token(attached[0]) if pragma_tok is None else pragma_tok
             if first_pp is not None:
                 wrap_start = self.src.tokens[first_pp].start
         return wrap_start
@@ -314,6 +321,12 @@ class LoopPlanning:
         if _squash(text) == _squash(generated) or not _has_macro_free_mismatch(text, generated):
             return text
         return None
+
+
+# pragmas before a loop that are not bound to it: OpenMP constructs applied to any structured block
+# (the loop, or braces around it) and standalone directives
+_TAKES_A_BLOCK = re.compile(r"^\s*omp\s+(single|master|masked|critical|ordered|task|taskgroup|atomic|barrier|"
+                            r"flush|taskwait|taskyield)\b")
 
 
 def _prefix_operators(node: c_ast.Node) -> list[str]:

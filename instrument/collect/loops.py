@@ -80,7 +80,7 @@ class LoopStatements(LoopPlanning):
             entry_slot=entry_slot, body_block=body_block, values=values,
             ops_init=ops[0].to_dict(), ops_cond=ops[1].to_dict(), ops_step=ops[2].to_dict(),
             in_parallel=bool(self.parallel), worksharing=plan.worksharing, flags=list(plan.flags),
-            predictor=predictor,
+            predictor=predictor, once=bool(self.once),
         )
         return self.src.tokens[plan.header.end].end
 

@@ -50,7 +50,10 @@ class CountModel(LoopTrips, Branches, CommCounts):
             if block.function == fn:
                 out.blocks[block.id] = self._safe_total(ctx, unit, block.id)
         for loop in loops:
-            out.loop_entries[loop.id] = self._safe_total(ctx, unit, loop.block)
+            entries = self._safe_total(ctx, unit, loop.block)
+            if loop.once and not unit.blocks[loop.block].once and self._in_team(ctx, unit, loop.block):
+                entries = entries / T  # entered by the one thread that runs its omp master/single
+            out.loop_entries[loop.id] = entries
             if loop.body_block is not None:
                 out.loop_iterations[loop.id] = self._safe_total(ctx, unit, loop.body_block)
         for region in unit.data.regions:
@@ -114,6 +117,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
         if weight is None and key in self._cache:
             return self._cache[key]
         expr = self.local(ctx, unit, block_id) * (1 if weight is None else weight)
+        once = unit.blocks[block_id].once
         loop_id = unit.blocks[block_id].loop
         while loop_id is not None:
             loop = unit.loops[loop_id]
@@ -121,11 +125,28 @@ class CountModel(LoopTrips, Branches, CommCounts):
             if self._shared_by_team(unit, loop):
                 expr = expr / T  # each of the T threads entering it runs a share of its iterations
             expr = expr * self.local(ctx, unit, loop.block)
+            once = once or loop.once
             loop_id = loop.parent
+        if once and self._in_team(ctx, unit, block_id):
+            expr = expr / T  # omp master/single: one thread of the T that call the function runs it
         result = self.invocations(ctx, expr)
         if weight is None:
             self._cache[key] = result
         return result
+
+    def _in_team(self, ctx, unit: UnitView, block_id: int) -> bool:
+        """Whether a team of threads runs the code of ``block_id`` in context ``ctx``: the block is
+        lexically in a parallel region, or a call on the way to the context stands in one."""
+        if unit.blocks[block_id].in_parallel:
+            return True
+        while ctx.parent is not None and ctx.parent.unit in self.units:
+            punit = self.units[ctx.parent.unit]
+            if ctx.site is None or not 0 <= ctx.site < len(punit.data.calls):
+                return False
+            if punit.blocks[punit.data.calls[ctx.site].block].in_parallel:
+                return True
+            ctx = ctx.parent
+        return False
 
     @staticmethod
     def _shared_by_team(unit: UnitView, loop) -> bool:

@@ -358,3 +358,19 @@ def test_a_loop_over_partners_empty_on_one_process_is_modelled_per_process_count
     assert data["self_check"]["worst_error"] == 0
     assert any("per process count measured" in note for note in data["fallbacks"])
     assert_exact(tmp_path / "m.json", run(2, 160, "big.trace"), {"n": 160})
+
+
+def test_omp_master_and_single_run_on_one_thread_of_the_team(tmp_path, monkeypatch):
+    """A function every thread calls, with a loop under omp master and one under omp single: they
+    were counted once per thread (NPB IS +2.3e7 ops at T = 2); exact at 8x on 2 threads."""
+    instrumented, plain = build(REAL / "omponce.c", tmp_path, "-fopenmp")
+    same_output(instrumented, plain, 64)
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    descriptors = json.loads((tmp_path / "build" / "omponce.perfeq.json").read_text())
+    assert [loop["once"] for loop in descriptors["loops"]] == [True, True, False, False]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
