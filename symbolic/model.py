@@ -289,8 +289,9 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
     runs = [from_trace(t) for t in traces]
-    run = _rename_params(runs[0], params or {})
-    counter = CountModel(run, runs[1:])
+    primary, *others = _primary_first(runs)
+    run = _rename_params(primary, params or {})
+    counter = CountModel(run, others)
     contexts = counter.build()
     items: list[ModelItem] = []
     for cc in contexts:
@@ -356,6 +357,15 @@ def _promoted(counter: CountModel, items: list[ModelItem], nests: list[dict], ru
                                  "did not reach the statement that sets it")
         parameters[symbol.name] = {"variable": variable, "value": runs[0].params.get(variable)}
     return parameters, unused
+
+
+def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
+    """The runs with the one whose call tree has the most contexts first (the given order among
+    equals): the model is built on that run's contexts, so code that only runs on more processes
+    (a halo exchange's packing functions, absent from a one-process trace) is in the model."""
+    sizes = [sum(1 for _ in run.contexts()) for run in runs]
+    best = max(range(len(runs)), key=lambda i: (sizes[i], -i))
+    return [runs[best], *runs[:best], *runs[best + 1:]]
 
 
 def _model_item(item: chimod.Item) -> ModelItem:
