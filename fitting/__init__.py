@@ -2,5 +2,6 @@
 
 ``costs`` (the one list of cost names), ``regression`` (beta by multiple regression, predictions with
 intervals), ``analysis`` (pricing, sensitivity, breakdown, validation, plots, report), ``ranking``
-(Chen et al.) and ``scaling`` (Strohmaier), each subpackage with its own ``commands``.
+(Chen et al.), ``scaling`` (Strohmaier) and ``variability`` (task-time distributions and scheduling,
+Fleischmann et al.), each subpackage with its own ``commands``.
 """

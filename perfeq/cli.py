@@ -20,13 +20,14 @@ from perfeq.fitting.analysis import commands as analysis
 from perfeq.fitting.ranking import commands as ranking
 from perfeq.fitting.regression import commands as regression
 from perfeq.fitting.scaling import commands as scaling
+from perfeq.fitting.variability import commands as variability
 from perfeq.instrument import commands as instrument
 from perfeq.runtime import commands as runtime
 from perfeq.symbolic import commands as symbolic
 from perfeq.workflows import commands as workflows
 
 # The modules that register subcommands, in the order of the pipeline.
-COMMAND_MODULES = (instrument, runtime, symbolic, regression, workflows, analysis, ranking, scaling)
+COMMAND_MODULES = (instrument, runtime, symbolic, regression, workflows, analysis, ranking, scaling, variability)
 
 
 def build_parser() -> argparse.ArgumentParser:
