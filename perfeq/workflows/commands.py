@@ -1,5 +1,6 @@
-"""The workflows' subcommands: ``perfeq calibrate`` (the measurement campaign, paper section 3.3) and
-``perfeq tour`` (the whole pipeline on the bundled examples).
+"""The workflows' subcommands: ``perfeq calibrate`` (the measurement campaign, paper section 3.3),
+``perfeq tour`` (the whole pipeline on the bundled examples) and ``perfeq probe`` (the machine's
+memory, compute and network curves from small C probes).
 
 Registered by perfeq/cli.py; handlers return the exit status and raise perfeq errors for the CLI to print.
 """
@@ -59,6 +60,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--reps", type=int, default=2, help="calibration repetitions (default 2)")
     t.add_argument("--procs", default="1,2", help="calibration process counts (default 1,2)")
     t.set_defaults(func=_tour)
+
+    p = subparsers.add_parser(
+        "probe",
+        help="measure this machine with small C probes: memory, compute and network curves (perfeq-probes)",
+        description="Compile small C/MPI probes with your mpicc and run them: memory rates against the working "
+        "set (4 KiB to 4x the last-level cache; unit stride, a large stride, a random chase; 1 to all cores at "
+        "once), the cost of additions (independent, chained), integer operations and a mispredicted branch, "
+        "MPI ping-pong and collectives against message size and P. Writes a versioned JSON file "
+        "(docs/probes.md) and PNG plots beside it.",
+    )
+    p.add_argument("-o", "--output", type=Path, default=Path("probes.json"), help="the results (default probes.json)")
+    p.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (under a minute on a small machine)")
+    p.add_argument("--procs", help="process counts of the collectives, e.g. 2,4,8 (default 2, 4, ... all cores)")
+    p.add_argument("--cores", type=int, help="run the memory probe on up to this many processes at once "
+                   "(default: this node's physical cores)")
+    p.add_argument("--launcher", help="launch template of the collectives, default 'mpiexec -n {P} {cmd}' "
+                   "(Slurm: 'srun -n {P} {cmd}')")
+    p.add_argument("--node-launcher", help="launch template of what stays on one node: memory, compute, the "
+                   "ping-pong within a node (default: --launcher; Slurm: 'srun -N 1 -n {P} {cmd}')")
+    p.add_argument("--across-launcher", help="launch template of the ping-pong across nodes, 2 processes on 2 nodes "
+                   "(Slurm: 'srun -N 2 -n 2 --ntasks-per-node=1 {cmd}'); without it that ping-pong is not run")
+    p.add_argument("--plots", type=Path, metavar="DIR", help="folder of the PNG plots (default: OUTPUT without "
+                   ".json, plus .plots)")
+    p.add_argument("--workdir", type=Path, help="where the probes are compiled (default: a temp folder)")
+    p.add_argument("--json", action="store_true", help="print the headline numbers as JSON on stdout")
+    p.add_argument("--slurm", type=Path, metavar="SCRIPT",
+                   help="write a Slurm batch script that runs this command in the job with srun, instead of running")
+    p.add_argument("--nodes", type=int, default=1, help="with --slurm: nodes of the job (2 or more: the ping-pong "
+                   "across nodes too; default 1)")
+    p.add_argument("--srun", default="srun", help="with --slurm: the srun command, e.g. 'srun --mpi=pmi2' (default srun)")
+    p.add_argument("--time", default="00:30:00", help="with --slurm: the job's time limit (default 00:30:00)")
+    p.set_defaults(func=run_probe)
 
 
 def _examples(args: argparse.Namespace):
@@ -204,3 +237,45 @@ def _tour(args: argparse.Namespace) -> int:
     from perfeq.workflows.tour import run_tour
 
     return run_tour(args)
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    import json
+
+    from perfeq.workflows.calibrate import parse_procs
+    from perfeq.workflows.probe import Launchers, describe, run_probes, write_slurm_script
+
+    procs = parse_procs(args.procs) if args.procs else None
+    if procs is not None and min(procs) < 2:
+        raise UsageError(f"--procs {args.procs}: the collectives need at least 2 processes")
+    if args.cores is not None and args.cores < 1:
+        raise UsageError("--cores must be at least 1")
+    if args.nodes < 1:
+        raise UsageError("--nodes must be at least 1")
+    for option in ("launcher", "node_launcher", "across_launcher"):
+        template = getattr(args, option)
+        if template is not None and "{cmd}" not in template.split():
+            raise UsageError(f"--{option.replace('_', '-')} {template}: the template needs the word {{cmd}}, "
+                             "e.g. 'srun -n {P} {cmd}'")
+    if args.output.suffix.lower() != ".json":
+        raise UsageError(f"-o {args.output}: expected a .json file name")
+    plots = args.plots or args.output.with_suffix(".plots")
+    if args.slurm:
+        if any((args.launcher, args.node_launcher, args.across_launcher)):
+            raise UsageError("--slurm writes srun launchers into the script; give --srun instead of --launcher")
+        command = write_slurm_script(args.slurm, args.output, quick=args.quick, procs=procs, cores=args.cores,
+                                     nodes=args.nodes, srun=args.srun, time_limit=args.time, plots=args.plots)
+        print(f"wrote {args.slurm}: sbatch it (it runs {command})", file=sys.stderr)
+        return 0
+    results, written = run_probes(args.output, quick=args.quick, procs=procs, cores=args.cores,
+                                  launchers=Launchers(args.launcher, args.node_launcher, args.across_launcher),
+                                  workdir=args.workdir, plots=plots)
+    for line in describe(results):
+        print(f"probe: {line}", file=sys.stderr)
+    print(f"probe: wrote {args.output}" + (f" and {len(written)} plots in {plots}/" if written else "")
+          + f" ({results.settings['seconds']:.0f} s)", file=sys.stderr)
+    if args.json:
+        from perfeq.runtime.probes.document import summary
+
+        print(json.dumps(summary(results), indent=1))
+    return 0

@@ -212,3 +212,18 @@ def test_srun_without_the_mpi_plugin_stops_the_job_before_any_timing(cluster, tm
     assert "did not start one MPI job of 2 processes" in output and "printed its size: 1 1)" in output, output
     assert "--launcher 'srun --mpi=pmi2 -n {P} {cmd}'" in output
     assert not runs_path.with_suffix(".times.csv").exists()
+
+
+def test_a_slurm_job_runs_the_probes_with_srun(cluster, tmp_path):
+    """``perfeq probe --slurm --quick``: perfeq runs inside the job and launches every probe with srun
+    (memory on 1 and 2 processes of the node, the ping-pong, the collectives on 2)."""
+    from perfeq.runtime.probes.document import load_probes
+
+    script, output = tmp_path / "probe.sh", tmp_path / "probes.json"
+    assert main(["probe", "--slurm", str(script), "--quick", "-o", str(output)]) == 0
+    status, log = cluster.submit(script, tmp_path)
+    assert status == 0, log
+    results = load_probes(output)
+    assert results.procs_of("read") == [1, 2] and results.curve("pingpong_intra") and results.curve("barrier")
+    assert all(c["command"][0].endswith("srun") for c in results.commands)
+    assert output.with_suffix(".plots").is_dir()

@@ -1,0 +1,126 @@
+/* perfeq compute probe: seconds per operation of the core, with the operands in registers.
+ *
+ *   flops_independent    8 independent accumulators, s_j += x        seconds per addition (throughput)
+ *   flops_chained        one accumulator, s += x, each on the last   seconds per addition (latency)
+ *   int_ops              4 independent xorshift streams (<<, >>, ^)  seconds per integer operation
+ *   branch_predictable   if (d[i]) on sorted random bytes            seconds per branch
+ *   branch_random        if (d[i]) on the same bytes unsorted        seconds per branch (half mispredicted)
+ *
+ * Every line is one kernel; `x` is the number of loop iterations timed per repetition.  Run on one
+ * process; every rank would time its own copy, and rank 0 prints only its own.  Arguments
+ * (key=value): iterations=4194304 reps=5 branch_bytes=262144 kernels=flops_independent,...
+ */
+#include "probe.h"
+
+static volatile double sink_double;
+static volatile uint64_t sink_integer;
+static volatile double one_billionth = 1e-9; /* read at run time: nothing folds into a constant */
+
+__attribute__((noinline)) static double flops_independent(long n, double x)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    for (long i = 0; i < n; i++) {
+        s0 += x;
+        s1 += x;
+        s2 += x;
+        s3 += x;
+        s4 += x;
+        s5 += x;
+        s6 += x;
+        s7 += x;
+    }
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
+}
+
+__attribute__((noinline)) static double flops_chained(long n, double x)
+{
+    double s = 0;
+    for (long i = 0; i < n; i++) {
+        s += x;
+        s += x;
+        s += x;
+        s += x;
+        s += x;
+        s += x;
+        s += x;
+        s += x;
+    }
+    return s;
+}
+
+#define XORSHIFT(v) (v ^= v << 13, v ^= v >> 7, v ^= v << 17)
+
+__attribute__((noinline)) static uint64_t int_ops(long n, uint64_t seed)
+{
+    uint64_t a = seed, b = seed * 3 + 1, c = seed * 5 + 2, d = seed * 7 + 3;
+    for (long i = 0; i < n; i++) {
+        XORSHIFT(a);
+        XORSHIFT(b);
+        XORSHIFT(c);
+        XORSHIFT(d);
+    }
+    return a ^ b ^ c ^ d;
+}
+
+/* A data-dependent branch the compiler cannot turn into a conditional move: the empty volatile asm
+ * in one arm must run only when the condition holds. */
+__attribute__((noinline)) static long branches(const unsigned char *d, size_t bytes, long passes)
+{
+    long taken = 0;
+    for (long p = 0; p < passes; p++)
+        for (size_t i = 0; i < bytes; i++)
+            if (d[i]) {
+                __asm__ __volatile__("");
+                taken++;
+            }
+    return taken;
+}
+
+static int ascending(const void *a, const void *b)
+{
+    return (int)*(const unsigned char *)a - (int)*(const unsigned char *)b;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *names[] = {"flops_independent", "flops_chained", "int_ops", "branch_predictable",
+                                  "branch_random"};
+    MPI_Init(&argc, &argv);
+    long n = probe_long(argc, argv, "iterations", 1L << 22), reps = probe_long(argc, argv, "reps", 5);
+    long bytes = probe_long(argc, argv, "branch_bytes", 1L << 18);
+    if (n < 1 || reps < 1 || bytes < 1)
+        probe_fail("iterations, reps and branch_bytes must be at least 1");
+    long passes = n / bytes > 1 ? n / bytes : 1;
+    double *values = probe_alloc(sizeof(double) * (size_t)reps);
+    unsigned char *random_bytes = probe_alloc((size_t)bytes), *sorted_bytes = probe_alloc((size_t)bytes);
+    uint64_t state = 0x2545F4914F6CDD1DULL;
+    for (long i = 0; i < bytes; i++)
+        random_bytes[i] = (unsigned char)(XORSHIFT(state) >> 63);
+    memcpy(sorted_bytes, random_bytes, (size_t)bytes);
+    qsort(sorted_bytes, (size_t)bytes, 1, ascending);
+    for (int k = 0; k < 5; k++) {
+        if (!probe_wants(argc, argv, "kernels", names[k]))
+            continue;
+        long iterations = k >= 3 ? passes * bytes : n;
+        double operations = k <= 1 ? 8.0 * (double)n : k == 2 ? 24.0 * (double)n : (double)iterations;
+        for (long r = -1; r < reps; r++) { /* r = -1: warm up (caches, predictor, clock) */
+            double start = probe_seconds();
+            if (k == 0)
+                sink_double = flops_independent(n, one_billionth);
+            else if (k == 1)
+                sink_double = flops_chained(n, one_billionth);
+            else if (k == 2)
+                sink_integer = int_ops(n, (uint64_t)sink_integer + 88172645463325252ULL);
+            else
+                sink_integer = (uint64_t)branches(k == 3 ? sorted_bytes : random_bytes, (size_t)bytes, passes);
+            if (r >= 0)
+                values[r] = (probe_seconds() - start) / operations;
+        }
+        probe_point(names[k], (double)iterations, iterations, values, (int)reps, 0);
+    }
+    free(sorted_bytes);
+    free(random_bytes);
+    free(values);
+    MPI_Finalize();
+    return 0;
+}
