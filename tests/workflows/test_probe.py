@@ -29,8 +29,10 @@ def probed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("probe")
     output = folder / "probes.json"
     start = time.perf_counter()
+    # run from the temp folder: from the checkout, `-m perfeq` would import its perfeq/ folder, not
+    # the installed package (whose stage subpackages live in other top-level folders)
     proc = subprocess.run([sys.executable, "-m", "perfeq", "probe", "--quick", "-o", str(output)],
-                          capture_output=True, text=True, timeout=300, check=False)
+                          capture_output=True, text=True, timeout=300, check=False, cwd=folder)
     seconds = time.perf_counter() - start
     assert proc.returncode == 0, proc.stderr[-2000:]
     return output, proc.stderr, seconds
