@@ -324,7 +324,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         parameters=parameters,
         items=items,
         nests=nests,
-        fallbacks=[f.message() for f in counter.fallbacks],
+        fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs),
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
         unused=unused,
@@ -357,6 +357,21 @@ def _promoted(counter: CountModel, items: list[ModelItem], nests: list[dict], ru
                                  "did not reach the statement that sets it")
         parameters[symbol.name] = {"variable": variable, "value": runs[0].params.get(variable)}
     return parameters, unused
+
+
+def _confounded(parameters: dict[str, dict], runs: list[RunObservation]) -> list[str]:
+    """Parameters with one value between them in every trace (PolyBench's NI = NJ = NK): no count can
+    tell them apart, so the model holds where they are equal, and a form fitted in one stands for all."""
+    if len(runs) < 2:
+        return []
+    groups: dict[tuple, list[str]] = {}
+    for name, entry in parameters.items():
+        values = tuple(run.params.get(entry["variable"]) for run in runs)
+        if len(set(values)) > 1:
+            groups.setdefault(values, []).append(name)
+    return [f"parameters {', '.join(names)} have the same value in every trace ({', '.join(f'{v:g}' for v in values)}): "
+            "the model cannot tell them apart and holds where they are equal; give traces where they differ"
+            for values, names in groups.items() if len(names) > 1]
 
 
 def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:

@@ -374,3 +374,18 @@ def test_omp_master_and_single_run_on_one_thread_of_the_team(tmp_path, monkeypat
     descriptors = json.loads((tmp_path / "build" / "omponce.perfeq.json").read_text())
     assert [loop["once"] for loop in descriptors["loops"]] == [True, True, False, False]
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
+
+
+def test_parameters_equal_in_every_trace_are_said_to_be_inseparable(tmp_path, capsys):
+    """PolyBench's training builds had NI = NJ = NK: no count can tell them apart. perfeq model says
+    so (a fallback note naming them) when they are equal in every trace, and not when they differ."""
+    instrumented, plain = build(REAL / "twosizes.c", tmp_path)
+    same_output(instrumented, plain, 7, 5)
+    for name, sizes in (("equal", ((10, 10), (20, 20))), ("apart", ((10, 20), (20, 10)))):
+        traces = [trace(instrumented, tmp_path / f"{name}{n}-{m}.trace", n, m) for n, m in sizes]
+        assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / f"{name}.json")]) == 0
+    capsys.readouterr()
+    equal = json.loads((tmp_path / "equal.json").read_text())["fallbacks"]
+    assert "parameters n, m have the same value in every trace (10, 20): the model cannot tell them apart" in (
+        " ".join(equal))
+    assert not json.loads((tmp_path / "apart.json").read_text())["fallbacks"]
