@@ -25,6 +25,11 @@ def canonical_lvalue(text: str) -> str | None:
     return re.sub(r"\s+", "", text).replace("->", ".")
 
 
+def path_root(path: str) -> str:
+    """The variable a canonical lvalue starts from: ``cmd`` of ``cmd.nx``, ``sizes`` of ``sizes[0]``."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
 def lvalue_symbol(lvalue: str) -> str:
     """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``."""
     return re.sub(r"\W+", "_", lvalue).strip("_")

@@ -193,6 +193,17 @@ class CostModel:
                          for key in self.item_keys(item)})
         return rows
 
+    def block_counts(self, values: dict[str, float], procs: int, threads: int, rank: int
+                     ) -> dict[str, dict[str, float]]:
+        """Each block's counts on one rank, by label ``file:line function kind [call path]`` (the items
+        of one label, e.g. a loop's entries in several contexts of one path, summed)."""
+        blocks: dict[str, dict[str, float]] = {}
+        for item, row in zip(self.items, self.item_counts(values, procs, threads, rank), strict=True):
+            entry = blocks.setdefault(f"{item.label} [{item.context}]", {})
+            for key, value in row.items():
+                entry[key] = entry.get(key, 0.0) + value
+        return blocks
+
     # ---- file ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -11,11 +11,11 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import sympy as sp
 
+from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, LoopDescriptor, ParamDescriptor, UnitDescriptors
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
@@ -36,11 +36,6 @@ def formal_symbol(function: str, name: str) -> sp.Symbol:
     """A parameter of ``function`` (``name``: ``n``, or a path in it, ``cmd.nx``), as the callee
     sees it; replaced at each call site by the argument (:func:`formal_arguments`)."""
     return sp.Symbol(f"{function}__{name}", integer=True)
-
-
-def path_root(path: str) -> str:
-    """The variable a canonical lvalue starts from: ``cmd`` of ``cmd.nx``, ``sizes`` of ``sizes[0]``."""
-    return re.split(r"[.\[]", path, maxsplit=1)[0]
 
 
 def formal_arguments(function: str, params: list[str], args: list[str],

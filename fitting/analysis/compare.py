@@ -187,7 +187,8 @@ def _models(result: Comparison, pair, values, procs, threads, hardware, level) -
         Row(key, ca.get(key), cb.get(key)) for key in dict.fromkeys([*ca, *cb]) if ca.get(key) or cb.get(key)]
     result.units["counts (slowest rank)"] = "count"
     if pa is None:
-        blocks_a, blocks_b = (_block_ops(m, values, procs, threads, r) for m, r in ((ma, ra), (mb, rb)))
+        blocks_a, blocks_b = ({label: row.get("ops", 0.0) for label, row in
+                               m.block_counts(dict(values), procs, threads, r).items()} for m, r in ((ma, ra), (mb, rb)))
         result.sections["per block (ops, slowest rank)"] = _sorted_rows(blocks_a, blocks_b)
         result.units["per block (ops, slowest rank)"] = "count"
         return
@@ -204,15 +205,6 @@ def _models(result: Comparison, pair, values, procs, threads, hardware, level) -
     for name in ("time", "per cost", "per block"):
         result.units[name] = "s"
     result.notes.extend(dict.fromkeys([*pa.warnings, *pb.warnings]))
-
-
-def _block_ops(model, values, procs, threads, rank) -> dict[str, float]:
-    rows = model.item_counts(dict(values), procs, threads, rank)
-    blocks: dict[str, float] = {}
-    for item, row in zip(model.items, rows, strict=True):
-        label = f"{item.label} [{item.context}]"
-        blocks[label] = blocks.get(label, 0.0) + row.get("ops", 0.0)
-    return blocks
 
 
 def _sorted_rows(a: Mapping[str, float], b: Mapping[str, float]) -> list[Row]:

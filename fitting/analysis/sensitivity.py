@@ -23,6 +23,7 @@ from perfeq.errors import UsageError
 from perfeq.fitting.analysis.figures import new_figure, save_figure
 from perfeq.fitting.analysis.pricing import Grid, TimeEquation, match_parameter, parse_range
 from perfeq.fitting.costs import COSTS, INTERCEPT, MISS_COSTS, SPLIT_COSTS, cost_spec
+from perfeq.fitting.regression.predict import count_vector
 from perfeq.fitting.regression.profile import MachineProfile, manual_profile
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import CostModel
@@ -182,7 +183,7 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
                 time[i, j] = equation.time(values, p)
                 if cov is not None and cost in profile.names and time[i, j] > 0:
                     # share = beta_c chi_c / x'beta: gradient in beta by the delta method
-                    x = _count_vector(profile, counts)
+                    x = count_vector(profile, counts)
                     grad = -beta * chi[i, j] * x / time[i, j] ** 2
                     grad[profile.names.index(cost)] += chi[i, j] / time[i, j]
                     share_stderr[i, j] = np.sqrt(max(grad @ cov @ grad, 0.0))
@@ -268,13 +269,8 @@ def _parameter_sensitivity(model, name, grid, profile, machine) -> SensitivityGr
 
 
 def _covariance(profile: MachineProfile | None) -> np.ndarray | None:
-    if profile is None or not profile.has_intervals:
-        return None
-    return np.array([[profile.covariance[r][c] for c in profile.names] for r in profile.names])
-
-
-def _count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.ndarray:
-    return np.array([1.0 if name == INTERCEPT else counts.get(name, 0.0) for name in profile.names])
+    """The costs' covariance of a fitted profile; None without a profile or with a manual one."""
+    return profile.covariance_matrix() if profile is not None and profile.has_intervals else None
 
 
 def _slope_stderr(equation, profile, name, grid, slope, time, x):
@@ -285,11 +281,11 @@ def _slope_stderr(equation, profile, name, grid, slope, time, x):
         return None, None
     shape = slope.shape
     slope_se, elasticity_se = np.full(shape, np.nan), np.full(shape, np.nan)
-    beta = np.array([profile.costs[n].value for n in profile.names])
+    beta = profile.beta
     for i, p in enumerate(grid.procs):
         for j, size in enumerate(grid.sizes):
             values = grid.values(size)
-            here = _count_vector(profile, equation.slowest(values, p)[0])
+            here = count_vector(profile, equation.slowest(values, p)[0])
             g = _count_slopes(equation, profile, name, values, p)
             slope_se[i, j] = np.sqrt(max(g @ cov @ g, 0.0))
             if time[i, j] > 0:
@@ -300,18 +296,7 @@ def _slope_stderr(equation, profile, name, grid, slope, time, x):
 
 def _count_slopes(equation, profile, name: str, values: dict[str, float], procs: int) -> np.ndarray:
     """d(count vector)/d``name`` by the differences ``_finite_difference`` takes of the time."""
-    def at(vals, p):
-        return _count_vector(profile, equation.slowest(vals, p)[0])
-
-    if name == "P":
-        if procs > 1:
-            return (at(values, procs + 1) - at(values, procs - 1)) / 2.0
-        return at(values, 2) - at(values, 1)
-    x = float(values[name])
-    h = max(1.0, round(RELATIVE_STEP * x))
-    if x - h >= 1:
-        return (at({**values, name: x + h}, procs) - at({**values, name: x - h}, procs)) / (2 * h)
-    return (at({**values, name: x + h}, procs) - at(values, procs)) / h
+    return _difference(lambda vals, p: count_vector(profile, equation.slowest(vals, p)[0]), name, values, procs)
 
 
 def _with_bands(profile, increase_se, elasticity_se, grid: SensitivityGrid) -> SensitivityGrid:
@@ -368,17 +353,22 @@ def _relaxed_derivative(equation: TimeEquation, symbol: sp.Symbol) -> str | None
 
 def _finite_difference(equation: TimeEquation, name: str, values: dict[str, float], procs: int) -> float:
     """dt/d``name`` of the predicted time at one point by central (or forward) differences."""
+    return _difference(equation.time, name, values, procs)
+
+
+def _difference(at, name: str, values: dict[str, float], procs: int):
+    """d at(values, P)/d``name`` (a number or a vector) by central differences: over the neighbouring
+    process counts in P (forward at P = 1), with step max(1, RELATIVE_STEP of it) in a size (forward
+    where the step would go below 1)."""
     if name == "P":
         if procs > 1:
-            return (equation.time(values, procs + 1) - equation.time(values, procs - 1)) / 2.0
-        return equation.time(values, 2) - equation.time(values, 1)
+            return (at(values, procs + 1) - at(values, procs - 1)) / 2.0
+        return at(values, 2) - at(values, 1)
     x = float(values[name])
     h = max(1.0, round(RELATIVE_STEP * x))
     if x - h >= 1:
-        return (
-            equation.time({**values, name: x + h}, procs) - equation.time({**values, name: x - h}, procs)
-        ) / (2 * h)
-    return (equation.time({**values, name: x + h}, procs) - equation.time(values, procs)) / h
+        return (at({**values, name: x + h}, procs) - at({**values, name: x - h}, procs)) / (2 * h)
+    return (at({**values, name: x + h}, procs) - at(values, procs)) / h
 
 
 def describe(grid: SensitivityGrid) -> str:

@@ -100,8 +100,7 @@ def _candidate(runs: Sequence[Run], costs: tuple[str, ...], apps: list[str], int
         except FitError as exc:
             return Candidate(costs, reason=f"{app} cannot be predicted from the other applications: {exc}")
         mine = [r for r in runs if r.app == app]
-        beta = np.array([fold.costs[name].value for name in fold.names])
-        predicted = np.array([count_vector(fold, r.counts) for r in mine]) @ beta
+        predicted = np.array([count_vector(fold, r.counts) for r in mine]) @ fold.beta
         measured = np.array([r.time_s for r in mine])
         errors.extend(np.abs(predicted - measured) / measured)
     return Candidate(costs, held_out=float(np.mean(errors)))

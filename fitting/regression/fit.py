@@ -188,9 +188,7 @@ def _held_out_errors(
 
     None when ``relative`` and no run is predicted a positive time.
     """
-    names = fold.names
-    beta = np.array([fold.costs[name].value for name in names])
-    cov = np.array([[fold.covariance[row][col] for col in names] for row in names])
+    beta, cov = fold.beta, fold.covariance_matrix()
     x = np.array([count_vector(fold, run.counts) for run in mine])
     t_hat = x @ beta
     t = np.array([run.time_s for run in mine])

@@ -128,9 +128,9 @@ def predict(
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
     notes = _unpriced(profile, counts, "counts") + calibration_warnings(profile, procs, threads, all_counts)
     x = count_vector(profile, counts)
-    parts = np.array([profile.costs[name].value for name in profile.names]) * x
+    parts = profile.beta * x
     time_s = float(parts.sum())
-    cov = _covariance(profile)
+    cov = profile.covariance_matrix()
     contributions = tuple(
         Contribution(name, float(seconds), _percent(seconds, time_s),
                      None if cov is None else float(abs(x_k) * np.sqrt(max(cov[k, k], 0.0))))
@@ -165,8 +165,7 @@ def _intervals(
     since tau^2 rests on only as many applications as were fitted.  The confidence interval of the
     mean is unchanged.
     """
-    names = profile.names
-    cov = np.array([[profile.covariance[row][col] for col in names] for row in names])
+    cov = profile.covariance_matrix()
     mean_var = max(float(x @ cov @ x), 0.0)
     unit = time_s**2 if profile.weighting == "relative" else 1.0
     within = mean_var + profile.sigma**2 * unit
@@ -338,24 +337,16 @@ def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) 
     return notes
 
 
-def _covariance(profile: MachineProfile) -> np.ndarray | None:
-    """The covariance of the costs as a matrix in the order of ``profile.names`` (None: manual)."""
-    if profile.covariance is None:
-        return None
-    return np.array([[profile.covariance[row][col] for col in profile.names] for row in profile.names])
-
-
 def _blocks(
     profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str],
     cov: np.ndarray | None = None,
 ) -> tuple[Contribution, ...]:
     result = []
-    beta = np.array([profile.costs[name].value for name in profile.names])
     for block, block_counts in blocks.items():
         notes.extend(_unpriced(profile, block_counts, f"block '{block}'"))
         x_b = np.array([0.0 if name == INTERCEPT else
                         _check_count(name, block_counts.get(name, 0.0), f"block '{block}'") for name in profile.names])
-        seconds = float(x_b @ beta)
+        seconds = float(x_b @ profile.beta)
         stderr = None if cov is None else float(np.sqrt(max(x_b @ cov @ x_b, 0.0)))
         result.append(Contribution(block, seconds, _percent(seconds, time_s), stderr))
     counted = time_s - (profile.costs[INTERCEPT].value if INTERCEPT in profile.costs else 0.0)
@@ -404,12 +395,8 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
     model.require(*(cost for cost in profile.names if cost != INTERCEPT))
     counts = model.counts(dict(values), procs, threads, hardware)
     slowest, rank = counts["slowest"], counts["slowest_rank"]
-    blocks: dict[str, dict[str, float]] = {}
-    for item, row in zip(model.items, model.item_counts(dict(values), procs, threads, rank), strict=True):
-        entry = blocks.setdefault(f"{item.label} [{item.context}]", {})
-        for key, value in row.items():
-            if key in profile.names:
-                entry[key] = entry.get(key, 0.0) + value
+    blocks = {label: {key: value for key, value in row.items() if key in profile.names}
+              for label, row in model.block_counts(dict(values), procs, threads, rank).items()}
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
     prediction = predict(profile, priced, blocks, level=level, application=application, digest=model.digest,
                          procs=procs, threads=threads, all_counts=slowest)

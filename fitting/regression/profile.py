@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
+import numpy as np
+
 from perfeq.errors import FitError
 from perfeq.files import check_document, read_json, write_atomic
 from perfeq.fitting.costs import COSTS, INTERCEPT, canonical_order
@@ -158,6 +160,17 @@ class MachineProfile:
     @property
     def values(self) -> dict[str, float]:
         return {name: estimate.value for name, estimate in self.costs.items()}
+
+    @property
+    def beta(self) -> np.ndarray:
+        """The costs as a vector in the order of ``names``."""
+        return np.array([estimate.value for estimate in self.costs.values()])
+
+    def covariance_matrix(self) -> np.ndarray | None:
+        """The covariance of the costs as a matrix in the order of ``names``; None without one (manual)."""
+        if self.covariance is None:
+            return None
+        return np.array([[self.covariance[row][col] for col in self.names] for row in self.names])
 
     @property
     def has_intervals(self) -> bool:

@@ -6,18 +6,18 @@ conds.py, calls.py, regions.py), which use the state and the helpers defined her
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pycparser import c_ast
 
+from perfeq.arguments import path_root
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
 from perfeq.instrument.collect.loops import LoopStatements
-from perfeq.instrument.collect.regions import Regions
+from perfeq.instrument.collect.regions import OMP_ONCE, Regions
 from perfeq.instrument.collect.walk import (
     arrays,
     expression_nodes,
@@ -48,9 +48,6 @@ class Block:
     arrays: set = field(default_factory=set)
     once: bool = False  # under omp master/single/masked
 
-
-# constructs whose statement one thread of the team runs
-OMP_ONCE = re.compile(r"^\s*omp\s+(master|masked|single)\b")
 
 # the depth of statements inserted after a statement: inside every brace closed at the same offset
 _AFTER_STATEMENT = 1 << 29
@@ -337,10 +334,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         """Also insert ``text`` after the statement of the function's body that holds the current
         one, when ``variable`` (its root) is visible there: an option set in one branch of the
         command-line loop is recorded with its default when the option is not given."""
-        root = re.match(r"[A-Za-z_]\w*", variable)
-        if self._top_end is None or self._top_end == self._stmt_end or root is None:
+        if self._top_end is None or self._top_end == self._stmt_end:
             return
-        owner = self.scope.owner(root.group(0))
+        owner = self.scope.owner(path_root(variable))
         if owner is not None and owner.encloses(self._function_scope):
             self.u.insert(self._top_end, " " + text)
 
@@ -371,11 +367,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             end = self.src.scan_to(op + 1, (";", ",", ")"))
         except SourceError:
             return
-        root = re.match(r"[A-Za-z_]\w*", path)
         self.assignments.append(d.Assignment(variable=path, op=node.op,
                                              text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
-                                             block=self.block_id, loop=self.loop,
-                                             is_global=bool(root) and self.scope.owner(root.group(0)) is self.u.globals))
+                                             block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
 
     def _record_increments(self, node: c_ast.Node) -> None:
         for inc in expression_nodes(node):
@@ -384,10 +378,13 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             path = lvalue_path(inc.expr)
             if path is None:
                 continue
-            root = re.match(r"[A-Za-z_]\w*", path)
             self.assignments.append(d.Assignment(
                 variable=path, op=inc.op.lstrip("p"), text="1", line=inc.coord.line, block=self.block_id,
-                loop=self.loop, is_global=bool(root) and self.scope.owner(root.group(0)) is self.u.globals))
+                loop=self.loop, is_global=self._is_global(path)))
+
+    def _is_global(self, path: str) -> bool:
+        """Whether the variable a canonical lvalue starts from is the unit's global."""
+        return self.scope.owner(path_root(path)) is self.u.globals
 
     # ---- sub-statements -------------------------------------------------------------------
     def sub_statement(self, first: int, node: c_ast.Node, kind: str, depth: int,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from perfeq.instrument import hooks
-from perfeq.instrument.collect.regions import OMP_COLLAPSE, OMP_LOOP, OMP_PARALLEL
+from perfeq.instrument.collect.regions import OMP_ANY_BLOCK, OMP_COLLAPSE, OMP_LOOP, OMP_PARALLEL
 from perfeq.instrument.collect.walk import find, generate, is_id, names, walk
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
@@ -269,7 +269,7 @@ class LoopPlanning:
         loop's hooks, are then their block, so the hooks run on the thread that runs the loop."""
         wrap_start = self.src.tokens[start].start
         attached = pragmas
-        while attached and _TAKES_A_BLOCK.match(attached[0].string):
+        while attached and OMP_ANY_BLOCK.match(attached[0].string):
             attached = attached[1:]
         if attached:
             pragma_tok = self.u.tok(attached[0])
@@ -321,12 +321,6 @@ class LoopPlanning:
         if _squash(text) == _squash(generated) or not _has_macro_free_mismatch(text, generated):
             return text
         return None
-
-
-# pragmas before a loop that are not bound to it: OpenMP constructs applied to any structured block
-# (the loop, or braces around it) and standalone directives
-_TAKES_A_BLOCK = re.compile(r"^\s*omp\s+(single|master|masked|critical|ordered|task|taskgroup|atomic|barrier|"
-                            r"flush|taskwait|taskyield)\b")
 
 
 def _prefix_operators(node: c_ast.Node) -> list[str]:

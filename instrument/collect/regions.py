@@ -23,6 +23,12 @@ OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
 OMP_DEFAULT_NONE = re.compile(r"\bdefault\s*\(\s*none\s*\)")
 # a sections construct's block may hold nothing but its sections: no code between them
 OMP_SECTIONS = re.compile(r"^\s*omp\s+(parallel\s+)?sections\b")
+# constructs whose statement one thread of the team runs
+OMP_ONCE = re.compile(r"^\s*omp\s+(master|masked|single)\b")
+# pragmas before a loop that are not bound to it: constructs applied to any structured block (the
+# loop, or braces around it) and standalone directives
+OMP_ANY_BLOCK = re.compile(r"^\s*omp\s+(single|master|masked|critical|ordered|task|taskgroup|atomic|barrier|"
+                           r"flush|taskwait|taskyield)\b")
 
 
 class Regions:

@@ -325,15 +325,21 @@ def test_invariant_bounds_are_recorded_once_at_the_outer_entry(tmp_path):
 def test_an_omp_for_inside_a_parallel_region_is_shared_by_the_team(tmp_path, monkeypatch):
     """Traces at T = 1 and 2: the model counted the iterations of an orphan-style `omp for` once
     per thread (+60 % ops at T = 2, NPB CG +96 %); it is exact at 8x on 2 threads."""
-    instrumented, plain = build(REAL / "ompfor.c", tmp_path, "-fopenmp")
+    assert_exact_on_two_threads(REAL / "ompfor.c", tmp_path, monkeypatch)
+
+
+def assert_exact_on_two_threads(source: Path, folder: Path, monkeypatch) -> None:
+    """An OpenMP program taking n: same output as plain; a model of traces at n = 100, 200 on 1 and
+    2 threads reproduces them and is exact at n = 800 on 2 threads."""
+    instrumented, plain = build(source, folder, "-fopenmp")
     same_output(instrumented, plain, 64)
     small = []
     for threads in (1, 2):
         monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (100, 200)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
-    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
+        small += [trace(instrumented, folder / f"{n}-{threads}.trace", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(folder / "m.json")]) == 0
+    assert json.loads((folder / "m.json").read_text())["self_check"]["worst_error"] == 0
+    assert_exact(folder / "m.json", trace(instrumented, folder / "big.trace", 800), {"n": 800})
 
 
 def test_a_global_set_once_in_main_is_resolved_in_other_functions(tmp_path):
@@ -363,17 +369,9 @@ def test_a_loop_over_partners_empty_on_one_process_is_modelled_per_process_count
 def test_omp_master_and_single_run_on_one_thread_of_the_team(tmp_path, monkeypatch):
     """A function every thread calls, with a loop under omp master and one under omp single: they
     were counted once per thread (NPB IS +2.3e7 ops at T = 2); exact at 8x on 2 threads."""
-    instrumented, plain = build(REAL / "omponce.c", tmp_path, "-fopenmp")
-    same_output(instrumented, plain, 64)
-    small = []
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (100, 200)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    assert_exact_on_two_threads(REAL / "omponce.c", tmp_path, monkeypatch)
     descriptors = json.loads((tmp_path / "build" / "omponce.perfeq.json").read_text())
     assert [loop["once"] for loop in descriptors["loops"]] == [True, True, False, False]
-    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
 
 
 def test_parameters_equal_in_every_trace_are_said_to_be_inseparable(tmp_path, capsys):
