@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <float.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,9 @@ extern const int perfeq__mpi_linked __attribute__((weak));
 #define PERFEQ__TRACE_VERSION 1
 #define PERFEQ__DEFAULT_TRACE "perfeq.%r.trace"
 #define PERFEQ__PENDING_CALLS 16
+#ifndef PERFEQ__HIT_SLOTS /* a power of two; tests build with 1, where every lookup collides */
+#define PERFEQ__HIT_SLOTS 256
+#endif
 #define PERFEQ__SCRATCH_SLOTS 32768
 
 /* ---- state and locking -------------------------------------------------------------------- */
@@ -87,6 +91,7 @@ struct perfeq_ctx {
     perfeq_count_t *counts;
     perfeq_value_stat_t *values;
     perfeq_ctx_t *children, *sibling, *last_hit;
+    perfeq_ctx_t *node;        /* the tree node this context hangs under (its `children` list) */
     perfeq__slab_t *slabs;     /* *_MT counters of other threads */
     perfeq__mpi_rec_t *mpi;
     perfeq_ctx_t *next;        /* all contexts, in creation order */
@@ -110,6 +115,7 @@ typedef struct perfeq__thread {
     perfeq_ctx_t *mpi_ctx;     /* announced MPI call site */
     int mpi_site, mpi_pending;
     perfeq_ctx_t *mt_ctx;      /* last perfeq_counts_mt lookup */
+    perfeq_ctx_t *hits[PERFEQ__HIT_SLOTS]; /* contexts entered recently, by (node, callee, call site) */
     perfeq_count_t *mt_counts;
     struct perfeq__thread *next;
 } perfeq__thread_t;
@@ -485,6 +491,7 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
     c->nslots = nslots;
     c->nvalues = nvalues;
     c->sibling = node->children;
+    c->node = node;
     node->children = c;
     perfeq__lock();
     c->id = perfeq__g.next_ctx_id++;
@@ -527,6 +534,7 @@ static perfeq_ctx_t *perfeq__new_alias(perfeq_ctx_t *node, perfeq_ctx_t *target,
     c->thread = target->thread;
     c->id = -1;
     c->sibling = node->children;
+    c->node = node;
     node->children = c;
     target->recursive = 1;
     return c;
@@ -540,24 +548,23 @@ static int perfeq__same_ctx(const perfeq_ctx_t *c, const perfeq_unit_t *unit, in
 
 /* ---- the hooks ---------------------------------------------------------------------------- */
 
-perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func)
+/* The child of `node` for (unit, func) called from (caller_unit, site), created at the first call.
+ * Hot: every call of an instrumented function comes here.  The node's last hit is tried first, then
+ * the thread's direct-mapped cache (a node whose children are called from several sites in turn,
+ * e.g. f(x) + f(y), would otherwise search its children on every call), then the children. */
+static perfeq_ctx_t *perfeq__child(perfeq__thread_t *t, perfeq_ctx_t *node, perfeq_unit_t *unit, int func,
+                                   perfeq_unit_t *caller_unit, int site)
 {
-    perfeq__thread_t *t;
-    perfeq_ctx_t *node, *c;
-    perfeq_unit_t *caller_unit;
-    int site, nslots = 0;
+    perfeq_ctx_t *c = node->last_hit, **slot;
+    uintptr_t key;
 
-    if (unit && unit->abi_version == PERFEQ_ABI_VERSION && unit->funcs && func >= 0 && func < unit->nfuncs)
-        nslots = unit->funcs[func].nslots;
-    if (!perfeq__recording() || !perfeq__unit_ok(unit, func) || !(t = perfeq__thread()))
-        return perfeq__scratch_for(nslots);
-    node = perfeq__tree_parent(t);
-    if (!node)
-        return perfeq__scratch_for(nslots);
-    perfeq__take_call(t, unit->funcs[func].name ? unit->funcs[func].name : "", &caller_unit, &site);
-
-    c = node->last_hit;
-    if (!c || !perfeq__same_ctx(c, unit, func, caller_unit, site)) {
+    if (c && perfeq__same_ctx(c, unit, func, caller_unit, site))
+        return c;
+    key = ((uintptr_t)node >> 4) ^ ((uintptr_t)unit >> 3) ^ (uintptr_t)func * 40503u
+          ^ (uintptr_t)(site + 1) * 2654435761u ^ ((uintptr_t)caller_unit >> 5);
+    slot = &t->hits[(key ^ (key >> 11)) & (PERFEQ__HIT_SLOTS - 1)];
+    c = *slot;
+    if (!c || c->node != node || !perfeq__same_ctx(c, unit, func, caller_unit, site)) {
         for (c = node->children; c; c = c->sibling)
             if (perfeq__same_ctx(c, unit, func, caller_unit, site))
                 break;
@@ -566,17 +573,37 @@ perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func)
             c = ancestor ? perfeq__new_alias(node, ancestor, unit, func, caller_unit, site)
                          : perfeq__new_ctx(t, node, unit, func, caller_unit, site);
             if (!c)
-                return perfeq__scratch_for(nslots);
+                return NULL;
         }
-        node->last_hit = c;
+        *slot = c;
     }
+    node->last_hit = c;
+    return c;
+}
+
+perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func)
+{
+    perfeq__thread_t *t;
+    perfeq_ctx_t *node, *c;
+    perfeq_unit_t *caller_unit;
+    int site;
+
+    if (!perfeq__recording() || !perfeq__unit_ok(unit, func) || !(t = perfeq__thread()))
+        goto scratch;
+    node = perfeq__tree_parent(t);
+    if (!node)
+        goto scratch;
+    perfeq__take_call(t, unit->funcs[func].name ? unit->funcs[func].name : "", &caller_unit, &site);
+    c = perfeq__child(t, node, unit, func, caller_unit, site);
+    if (!c)
+        goto scratch;
     if (c->alias)
         c = c->real;
     if (t->depth == t->capacity) {
         perfeq_ctx_t **bigger = (perfeq_ctx_t **)realloc(t->stack, 2 * (size_t)t->capacity * sizeof *bigger);
         if (!bigger) {
             perfeq__stop("out of memory for the call stack (depth %d)", t->depth);
-            return perfeq__scratch_for(nslots);
+            goto scratch;
         }
         t->stack = bigger;
         t->capacity *= 2;
@@ -584,6 +611,9 @@ perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func)
     t->stack[t->depth++] = c;
     c->calls++;
     return c;
+scratch:
+    return perfeq__scratch_for(unit && unit->abi_version == PERFEQ_ABI_VERSION && unit->funcs && func >= 0
+                               && func < unit->nfuncs ? unit->funcs[func].nslots : 0);
 }
 
 void perfeq_leave(perfeq_ctx_t *ctx)

@@ -402,3 +402,15 @@ def test_rank_traces_are_valid_json_lines(serial: dict[str, Path], tmp_path: Pat
     records = [record for _, record in iter_records(tmp_path / "p.0.trace")]
     assert records[0]["record"] == "header" and records[-1]["record"] == "footer"
     assert records[-1]["records"] == len(records) - 1
+
+
+@pytest.mark.parametrize("slots", ["256", "1"])
+def test_contexts_are_told_apart_by_call_site(tmp_path: Path, slots: str) -> None:
+    """The runtime keeps recently entered contexts in a per-thread direct-mapped cache (256 slots);
+    built with one slot, every lookup collides with another site's context.  Either way each of
+    the three sites that call leaf() in turn is its own context with exactly its calls."""
+    build = build_runtime(["gcc", "-O1", f"-DPERFEQ__HIT_SLOTS={slots}"], tmp_path / "rt", mpi=False)
+    binary = compile_program(build, ["gcc", "-O1"], "sites.c", tmp_path / "sites")
+    _, trace = traced([str(binary), "50"], tmp_path)
+    (main,) = CallGraph.from_trace(trace).roots
+    assert sorted((child.site, child.calls) for child in main.children) == [(1, 50), (2, 100), (3, 150)]

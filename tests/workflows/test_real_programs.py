@@ -13,6 +13,8 @@ from conftest import C_PROGRAMS, one_line_error
 
 from perfeq import cli
 from perfeq.runtime.build import RUNTIME_DIR
+from perfeq.runtime.callgraph import CallGraph
+from perfeq.runtime.trace import read_trace
 from perfeq.symbolic.measured import measured_counts
 from perfeq.symbolic.model import load_model
 from perfeq.symbolic.observe import from_trace
@@ -387,3 +389,20 @@ def test_parameters_equal_in_every_trace_are_said_to_be_inseparable(tmp_path, ca
     assert "parameters n, m have the same value in every trace (10, 20): the model cannot tell them apart" in (
         " ".join(equal))
     assert not json.loads((tmp_path / "apart.json").read_text())["fallbacks"]
+
+
+def test_tiny_functions_called_from_many_sites(tmp_path):
+    """Calls of a tiny function from four sites of one expression, from six switch cases, nested
+    (twice(twice(i))) and recursive: each site is its own context with its exact calls (the
+    runtime's per-thread cache of recent contexts must not mix them up); the model is exact at 8x."""
+    instrumented, plain = build(REAL / "leafcalls.c", tmp_path)
+    same_output(instrumented, plain, 600)
+    n = 120
+    small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (60, n)]
+    graph = CallGraph.from_trace(read_trace(small[1]))
+    calls = sorted((node.function, node.calls) for node in graph.traverse() if node.function != "main")
+    # step: 4 sites x n calls; twice: cases 0-3 and the outer and inner call of case 5; depth: one
+    # context from case 4 with its recursion folded in (4 entries per call: depth 3, 2, 1, 0)
+    assert calls == sorted([("step", n)] * 4 + [("twice", n // 6)] * 6 + [("depth", 4 * n // 6)])
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 960), {"n": 960})
