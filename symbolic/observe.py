@@ -16,6 +16,7 @@ from perfeq.errors import ModelError
 from perfeq.instrument.descriptors import UnitDescriptors, read_descriptors
 from perfeq.runtime.callgraph import CallGraph, CallNode
 from perfeq.runtime.trace import read_trace
+from perfeq.symbolic.linking import link_units
 
 
 @dataclass
@@ -96,6 +97,7 @@ def from_trace(path: str | Path) -> RunObservation:
         for p in unit.params:
             if p.build_value() is not None:
                 params.setdefault(p.variable, p.build_value())
+    units = link_units(units)
     graph = CallGraph.from_trace(trace)
     roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
     return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params)

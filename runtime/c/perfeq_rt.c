@@ -360,14 +360,17 @@ static void perfeq__drop_stale_calls(perfeq__thread_t *t)
 }
 
 /* The call site announced for `name` in the current frame (exact name first, then a call through
- * a function pointer); removes the announcement.  Site -1 when none. */
+ * a function pointer); removes the announcement, and those made after it in this frame: they were
+ * made while its arguments were evaluated, so they announced calls that never entered an
+ * instrumented function (a straight-line function of another file has no hooks, see
+ * instrument/collect/summaries.py; a library function).  Site -1 when none. */
 static void perfeq__take_call(perfeq__thread_t *t, const char *name, perfeq_unit_t **unit, int *site)
 {
     int i, found = -1;
     perfeq__drop_stale_calls(t);
     for (i = t->ncalls - 1; i >= 0 && t->calls[i].depth == t->depth; i--) {
         const char *callee = t->calls[i].callee;
-        if (callee && (callee == name || strcmp(callee, name) == 0)) {
+        if (callee && (callee == name || (callee[0] == name[0] && strcmp(callee, name) == 0))) {
             found = i;
             break;
         }
@@ -384,45 +387,57 @@ static void perfeq__take_call(perfeq__thread_t *t, const char *name, perfeq_unit
         return;
     *unit = t->calls[found].unit;
     *site = t->calls[found].site;
-    for (i = found; i + 1 < t->ncalls; i++)
-        t->calls[i] = t->calls[i + 1];
-    t->ncalls--;
+    t->ncalls = found;
 }
 
 /* ---- units -------------------------------------------------------------------------------- */
 
-/* Register `unit` at its first use (units are written in registration order); 0 if unusable. */
+/* Register `unit` (units are written in registration order); 0 if its ABI is not this runtime's. */
+static int perfeq__register(perfeq_unit_t *unit)
+{
+    if (unit->registered)
+        return 1;
+    perfeq__lock();
+    if (!unit->registered) {
+        if (unit->abi_version != PERFEQ_ABI_VERSION) {
+            perfeq__unlock();
+            perfeq__stop("a unit was instrumented for runtime ABI %d but this runtime has ABI %d; "
+                         "instrument it again", unit->abi_version, PERFEQ_ABI_VERSION);
+            return 0;
+        }
+        unit->next = NULL;
+        if (perfeq__g.units_last)
+            perfeq__g.units_last->next = unit;
+        else
+            perfeq__g.units_first = unit;
+        perfeq__g.units_last = unit;
+        unit->registered = ++perfeq__g.nunits; /* the unit's id in the trace, plus one */
+    }
+    perfeq__unlock();
+    return 1;
+}
+
+/* `unit` registered (at its first use, or at load time) and `func` one of its functions; 0 if not. */
 static int perfeq__unit_ok(perfeq_unit_t *unit, int func)
 {
     if (!unit) {
         perfeq__stop("a hook was given no unit");
         return 0;
     }
-    if (!unit->registered) {
-        perfeq__lock();
-        if (!unit->registered) {
-            if (unit->abi_version != PERFEQ_ABI_VERSION) {
-                perfeq__unlock();
-                perfeq__stop("a unit was instrumented for runtime ABI %d but this runtime has ABI %d; "
-                             "instrument it again", unit->abi_version, PERFEQ_ABI_VERSION);
-                return 0;
-            }
-            unit->next = NULL;
-            if (perfeq__g.units_last)
-                perfeq__g.units_last->next = unit;
-            else
-                perfeq__g.units_first = unit;
-            perfeq__g.units_last = unit;
-            unit->registered = ++perfeq__g.nunits; /* the unit's id in the trace, plus one */
-        }
-        perfeq__unlock();
-    }
+    if (!perfeq__register(unit))
+        return 0;
     if (func < 0 || func >= unit->nfuncs || !unit->funcs) {
         perfeq__stop("unit %s has no function %d (%d functions)", unit->source ? unit->source : "?",
                      func, unit->nfuncs);
         return 0;
     }
     return 1;
+}
+
+void perfeq_register_unit(perfeq_unit_t *unit)
+{
+    if (unit && unit->abi_version == PERFEQ_ABI_VERSION) /* else the first hook says why not */
+        perfeq__register(unit);
 }
 
 static const char *perfeq__func_name(const perfeq_ctx_t *ctx)
@@ -691,9 +706,16 @@ perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
 void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee)
 {
     perfeq__thread_t *t;
+    int i;
     if (!perfeq__recording() || !(t = perfeq__thread()))
         return;
     perfeq__drop_stale_calls(t);
+    for (i = t->ncalls - 1; i >= 0 && t->calls[i].depth == t->depth; i--)
+        if (t->calls[i].site == site && t->calls[i].unit == unit) {
+            /* the same call again: the earlier announcement, and those after it, entered nothing */
+            t->ncalls = i;
+            break;
+        }
     if (t->ncalls == PERFEQ__PENDING_CALLS) { /* announcements of calls to uninstrumented functions */
         memmove(t->calls, t->calls + 1, (PERFEQ__PENDING_CALLS - 1) * sizeof t->calls[0]);
         t->ncalls--;

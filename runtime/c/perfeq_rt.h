@@ -89,6 +89,10 @@ typedef struct perfeq_ctx perfeq_ctx_t;
 
 /* ---- the functions the macros call (library API) ------------------------------------------- */
 
+/* Register `unit` when the program is loaded (a constructor, PERFEQ_REGISTER_UNIT), so that the
+ * trace lists it even if none of its functions is ever entered: its straight-line functions have no
+ * hooks, and calls to them from other units take their operations from its descriptors. */
+void perfeq_register_unit(perfeq_unit_t *unit);
 /* Enter function `func` of `unit`.  The call site is the one announced by perfeq_call_site() just
  * before the call (if it names this function), else "unknown" (-1).  Returns the context, never
  * NULL (when recording is off, a scratch context is returned). */
@@ -124,6 +128,15 @@ void perfeq_finish(void);
 
 /* ---- the macros the instrumenter inserts --------------------------------------------------- */
 #ifndef PERFEQ_OFF
+
+/* After the unit's table: register it at load time (see perfeq_register_unit). */
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFEQ_REGISTER_UNIT(unit)                                                               \
+    __attribute__((constructor)) static void perfeq__register_at_load(void)                      \
+    {                                                                                            \
+        perfeq_register_unit(&(unit));                                                           \
+    }
+#endif
 
 /* At the start of every instrumented function body. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -218,6 +231,7 @@ static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
 #else
 #define PERFEQ_FUNC_BEGIN(unit, func)
 #endif
+#define PERFEQ_REGISTER_UNIT(unit)
 #define PERFEQ_BLOCK(k)         ((void)0)
 #define PERFEQ_BLOCK_MT(k)      ((void)0)
 #define PERFEQ_ITER(k, cond)    (cond)

@@ -406,3 +406,23 @@ def test_tiny_functions_called_from_many_sites(tmp_path):
     assert calls == sorted([("step", n)] * 4 + [("twice", n // 6)] * 6 + [("depth", 4 * n // 6)])
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 960), {"n": 960})
+
+
+def test_straight_line_functions_of_another_file(tmp_path):
+    """util.c's helpers are straight-line: no hooks, their operations added where they are called.
+    main.c calls them from another file; their operations were counted nowhere (ops lost) and the
+    announcements of those calls piled up in the runtime.  Linked by the symbolic stage, the counts
+    are those of the same program in one file, and the model is exact at 8x."""
+    crossunit = REAL / "crossunit"
+    split, plain = build(crossunit / "main.c", tmp_path / "split", f"-I{crossunit}", str(crossunit / "util.c"))
+    same_output(split, plain, 30)
+    one_file = tmp_path / "onefile.c"
+    one_file.write_text((crossunit / "util.c").read_text() + (crossunit / "main.c").read_text())
+    single, _ = build(one_file, tmp_path / "single", f"-I{crossunit}")
+    counts = [measured_counts(from_trace(trace(binary, tmp_path / f"{name}.trace", 30)))["total"]
+              for binary, name in ((split, "split"), (single, "single"))]
+    for key in EXACT_KEYS:
+        assert counts[0][key] == pytest.approx(counts[1][key], rel=1e-12), key
+    small = [trace(split, tmp_path / f"{n}.trace", n) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(split, tmp_path / "big.trace", 160), {"n": 160})

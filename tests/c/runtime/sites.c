@@ -19,9 +19,9 @@ int main(int argc, char **argv)
     PERFEQ_FUNC_BEGIN(perfeq__unit, 0)
     PERFEQ_BLOCK(0); long n = argc > 1 ? atol(argv[1]) : 10, s = 0, i;
     for (i = 0; i < n; i++)
-        s += (PERFEQ_CALL(perfeq__unit, 1, "leaf"), leaf(i)) + (PERFEQ_CALL(perfeq__unit, 2, "leaf"), leaf(i))
-             + (PERFEQ_CALL(perfeq__unit, 2, "leaf"), leaf(i)) + (PERFEQ_CALL(perfeq__unit, 3, "leaf"), leaf(i))
-             + (PERFEQ_CALL(perfeq__unit, 3, "leaf"), leaf(i)) + (PERFEQ_CALL(perfeq__unit, 3, "leaf"), leaf(i));
+        s += PERFEQ_CALLED(perfeq__unit, 1, "leaf", leaf(i)) + PERFEQ_CALLED(perfeq__unit, 2, "leaf", leaf(i))
+             + PERFEQ_CALLED(perfeq__unit, 2, "leaf", leaf(i)) + PERFEQ_CALLED(perfeq__unit, 3, "leaf", leaf(i))
+             + PERFEQ_CALLED(perfeq__unit, 3, "leaf", leaf(i)) + PERFEQ_CALLED(perfeq__unit, 3, "leaf", leaf(i));
     printf("%ld\n", s);
     return 0;
 }

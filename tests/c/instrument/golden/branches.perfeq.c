@@ -12,6 +12,7 @@ static perfeq_unit_t perfeq__unit
     __attribute__((unused))
 #endif
     = { PERFEQ_ABI_VERSION, "branches.c", "<descriptors>", "<digest>", 3, perfeq__funcs, 0, 0 };
+PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "branches.c"
 /* branches.c -- if/else-if chains without braces, switch with fallthrough, ternaries
  * (perfeq instrumenter test corpus). */

@@ -11,6 +11,7 @@ static perfeq_unit_t perfeq__unit
     __attribute__((unused))
 #endif
     = { PERFEQ_ABI_VERSION, "loops.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 0, 0 };
+PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "loops.c"
 /* loops.c -- for/while/do loops with unbraced bodies, nested and triangular loops, macro bounds,
  * break/continue/return inside loops (perfeq instrumenter test corpus). */

@@ -10,6 +10,7 @@ static perfeq_unit_t perfeq__unit
     __attribute__((unused))
 #endif
     = { PERFEQ_ABI_VERSION, "omp.c", "<descriptors>", "<digest>", 1, perfeq__funcs, 0, 0 };
+PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "omp.c"
 /* omp.c -- OpenMP: parallel for with and without collapse(2), parallel + for (in a block and on
  * consecutive lines), a loop every thread runs whole, reductions (perfeq instrumenter test corpus). */

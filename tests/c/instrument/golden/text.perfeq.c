@@ -11,6 +11,7 @@ static perfeq_unit_t perfeq__unit
     __attribute__((unused))
 #endif
     = { PERFEQ_ABI_VERSION, "text.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 0, 0 };
+PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "text.c"
 /* text.c -- comments and strings containing braces and semicolons, #ifdef inside a function with
  * an inactive branch, multi-line macro invocations (perfeq instrumenter test corpus). */
