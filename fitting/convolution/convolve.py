@@ -89,10 +89,12 @@ class _Evaluator:
         if expr not in self._cache:
             rows = {s: ROW for s in expr.free_symbols if s.name.startswith("row_")}
             value = expr.xreplace(rows) if rows else expr
-            if value.free_symbols - set(self.model.arguments):
+            value = value.xreplace({sp.zoo: sp.nan, sp.oo: sp.nan})
+            try:
+                self._cache[expr] = None if value.free_symbols - set(self.model.arguments) else \
+                    sp.lambdify(self.model.arguments, value, modules="numpy")
+            except (KeyError, TypeError, ValueError, NameError):  # a form numpy cannot print: unknown
                 self._cache[expr] = None
-            else:
-                self._cache[expr] = sp.lambdify(self.model.arguments, value, modules="numpy")
         function = self._cache[expr]
         if function is None:
             return np.full(self.ranks.shape, np.nan)
@@ -228,7 +230,8 @@ def _memory_time(item, row, share, evaluate, levels, unit_time, rule):
     zero = np.zeros_like(evaluate.ranks, dtype=float)
     signature = item.signature
     refs = signature.get("refs", []) if item.kind == "block" else []
-    executions = evaluate(signature["executions"]) if refs else zero
+    # executions that cannot be evaluated: the references' loads count as the item's other loads
+    executions = np.nan_to_num(evaluate(signature["executions"]), nan=0.0) if refs else zero
     seconds, moved, described = zero.copy(), zero.copy(), []
     loads = stores = zero
     for ref in refs:
