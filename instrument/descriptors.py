@@ -20,7 +20,7 @@ from perfeq.errors import PerfeqError, UsageError
 from perfeq.files import read_json_document
 
 FORMAT = "perfeq-descriptors"
-VERSION = 1
+VERSION = 2  # 2: blocks carry "refs" (array references); version 1 files are read without them
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,9 @@ class BlockDescriptor:
     ops: dict[str, int]
     arrays: list[str]  # arrays and pointers the block reads or writes through
     once: bool = False  # under omp master/single/masked: one thread of a team runs it
+    # its array and pointer references: {"array", "index" (subscript texts or None), "mode", "line"}
+    # (instrument/collect/walk.py references); version 1 files have none (read as an empty list)
+    refs: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -278,7 +281,7 @@ def _read_cached(path: str, version: tuple[int, int, int], error: type[PerfeqErr
 
 
 def _read(path: str | os.PathLike[str], error: type[PerfeqError], missing: str | None) -> dict[str, Any]:
-    return read_json_document(path, FORMAT, VERSION, error=error, what=f"{FORMAT} file", missing=missing,
+    return read_json_document(path, FORMAT, (1, VERSION), error=error, what=f"{FORMAT} file", missing=missing,
                               hint="instrument the program again")
 
 

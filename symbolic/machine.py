@@ -90,6 +90,22 @@ class Machine:
         return cls(platform.node() or "this machine", l1, llc, line, page, memory)
 
 
+def cache_levels() -> dict[int, int]:
+    """This machine's data caches from sysfs, level -> bytes (empty where sysfs does not say)."""
+    caches: dict[int, int] = {}
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(base.glob("index*")) if base.exists() else []:
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = _bytes((index / "size").read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified"):
+            caches[level] = size
+    return caches
+
+
 def _read(path: Path) -> Any:
     """The data of a description file: JSON when the name ends in .json, else YAML."""
     import yaml

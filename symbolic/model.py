@@ -32,6 +32,7 @@ from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.observe import RunObservation, from_trace
+from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 FORMAT = "perfeq-model"
@@ -54,6 +55,9 @@ class ModelItem:
     function: str
     context: str
     counts: dict[str, sp.Expr]
+    # the application signature (symbolic/signature.py): a block's {"executions", "parallel", "refs"},
+    # an MPI call site's {"call", "calls"}; empty in models written before it
+    signature: dict = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -223,7 +227,8 @@ class CostModel:
             "items": [
                 {"kind": it.kind, "unit": it.unit, "id": it.id, "line": it.line, "function": it.function,
                  "context": it.context,
-                 "counts": {k: {"srepr": sp.srepr(v), "text": str(v)} for k, v in it.counts.items()}}
+                 "counts": {k: {"srepr": sp.srepr(v), "text": str(v)} for k, v in it.counts.items()},
+                 **({"signature": signature_to_dict(it.signature)} if it.signature else {})}
                 for it in self.items
             ],
             "nests": [{**n, **{k: {"srepr": sp.srepr(n[k]), "text": str(n[k])} for k in ("footprint", "accesses", "executions")}}
@@ -269,7 +274,9 @@ def load_model(path: str | Path) -> CostModel:
                              lambda e: namespace[e.func.__name__](*e.args))
 
     items = [ModelItem(i["kind"], i["unit"], i["id"], i["line"], i["function"], i["context"],
-                       {k: expr(v) for k, v in i["counts"].items()}) for i in data["items"]]
+                       {k: expr(v) for k, v in i["counts"].items()},
+                       signature_from_dict(i["signature"], expr) if i.get("signature") else {})
+             for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
                      data.get("traces", []), data.get("runs", []), data.get("unused_candidates", []),
@@ -308,16 +315,22 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     for cc in contexts:
         unit = cc.unit.data
         context = " > ".join(run.units[u].functions[f].name for u, f, _ in _path_parts(cc.obs))
+        signature = ContextSignature(counter, cc)
         for block in unit.blocks:
             if block.id in cc.blocks:
                 it = chimod.block_item(unit, block, cc.blocks[block.id], context, T)
                 it.counts["branch"] = cc.blocks[block.id] * counter.mispredicted(cc.obs, cc.unit, block.id)
                 items.append(_model_item(it))
+                if block.refs:
+                    items[-1].signature = {"executions": sp.sympify(cc.blocks[block.id]),
+                                           "parallel": bool(block.in_parallel), "refs": signature.references(block)}
         for loop in unit.loops:
             if loop.id in cc.loop_iterations:
                 it = chimod.loop_item(unit, loop, cc.loop_entries[loop.id], cc.loop_iterations[loop.id], context, T)
                 it.counts["branch"] = cc.loop_entries[loop.id] * counter.loop_mispredicted(cc.obs, loop)
                 items.append(_model_item(it))
+                if loop.body_block is not None:  # its test and step run with its body's block
+                    items[-1].signature = {"body": loop.body_block}
         for region in unit.regions:
             if region.id in cc.regions:
                 items.append(_model_item(chimod.region_item(unit, region, cc.regions[region.id], context)))
@@ -325,6 +338,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
             if comm.id in cc.comms:
                 sent, nbytes, critical = cc.comms[comm.id]
                 items.append(_model_item(chimod.comm_item(unit, comm, sent, nbytes, critical, context)))
+                items[-1].signature = {"call": comm.call, "calls": sp.sympify(cc.blocks.get(comm.block, 0))}
     items = [it for it in items if any(v != 0 for v in it.counts.values())]
     for it in items:
         it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) else v for k, v in it.counts.items()}

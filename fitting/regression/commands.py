@@ -15,6 +15,7 @@ from pathlib import Path
 
 from perfeq.arguments import parse_assignments
 from perfeq.errors import UsageError
+from perfeq.fitting.convolution.probecosts import is_probe_file
 from perfeq.fitting.costs import COSTS, INTERCEPT
 from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.diagnostics import write_residual_plots
@@ -101,13 +102,21 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("model", type=Path)
     p.add_argument("assignments", nargs="+", metavar="NAME=VALUE", help="parameter values and P (and T)")
-    p.add_argument("--machine", type=Path, required=True, help="machine profile (perfeq fit or machine-profile)")
+    p.add_argument("--machine", type=Path, required=True,
+                   help="machine profile (perfeq fit or machine-profile), or a probe file (perfeq probe): a "
+                   "fit-free prediction by convolution of the model's signature with the probes")
     p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
     p.add_argument("--level", type=float, default=0.95)
     p.add_argument("--application", metavar="NAME",
                    help="the program is this fitted application (only for profiles whose runs carry no "
                    "digest; otherwise the program is recognised by the digest of its sources, whatever "
                    "its name); a program not among them gets the between-application error")
+    p.add_argument("--overlap", choices=("max", "sum"), default="max",
+                   help="with a probe file: a block's memory and compute time overlap (max, default) or add up "
+                   "(sum); docs/convolution.md")
+    p.add_argument("--cache-rule", choices=("layer", "footprint"), default="layer",
+                   help="with a probe file: the level serving a reference from its reuse distance (layer "
+                   "conditions, default) or from its nest's footprint (the paper's rule)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -188,6 +197,8 @@ def run_predict(args: argparse.Namespace) -> int:
     from perfeq.symbolic.model import load_model
 
     model = load_model(args.model)
+    if is_probe_file(args.machine):
+        return _predict_from_probes(args, model)
     profile = load_profile(args.machine)
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
@@ -203,4 +214,25 @@ def run_predict(args: argparse.Namespace) -> int:
     print(f"{model.program} at {', '.join(f'{k}={v:g}' for k, v in values.items())}, P={procs}, T={threads} "
           f"(slowest rank {rank})")
     print(format_prediction(prediction))
+    return 0
+
+
+def _predict_from_probes(args: argparse.Namespace, model) -> int:
+    """``perfeq predict MODEL --machine probes.json ...``: the convolution, fit-free."""
+    from perfeq.fitting.convolution.convolve import convolve
+    from perfeq.fitting.convolution.probecosts import ProbeCosts
+    from perfeq.fitting.convolution.report import format_convolution, to_dict
+
+    if args.caches or args.application:
+        raise UsageError("--caches and --application are for machine profiles; a probe file carries its "
+                         "machine's caches and prices any program")
+    values, procs, threads = parse_assignments(args.assignments)
+    result = convolve(model, ProbeCosts.load(args.machine), values, procs, threads, overlap=args.overlap,
+                      rule=args.cache_rule)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "machine": str(args.machine), **to_dict(result)}, indent=1))
+        return 0
+    print(f"{model.program} at {', '.join(f'{k}={v:g}' for k, v in values.items())}, P={procs}, T={threads} "
+          f"(slowest rank {result.slowest}) on the probed machine {args.machine}")
+    print(format_convolution(result))
     return 0

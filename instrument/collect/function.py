@@ -25,6 +25,7 @@ from perfeq.instrument.collect.walk import (
     formal_parameters,
     generate,
     lvalue_path,
+    references,
 )
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
@@ -47,6 +48,7 @@ class Block:
     ops: OpCount = ZERO
     arrays: set = field(default_factory=set)
     once: bool = False  # under omp master/single/masked
+    refs: list = field(default_factory=list)  # walk.references of its statements, in order
 
 
 # the depth of statements inserted after a statement: inside every brace closed at the same offset
@@ -147,6 +149,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.block.ops = self.block.ops + ops
             if node is not None:
                 self.block.arrays |= arrays(node)
+                self.block.refs.extend(references(node))
 
     def end_block(self, end: int, line: int, before: Block | None) -> None:
         """A control statement ends at offset ``end``: what follows is a new block, after ``before``."""
@@ -180,7 +183,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.u.unit.blocks.append(d.BlockDescriptor(
                 id=block.id, function=self.index, slot=block.slot, line=block.line, kind=block.kind,
                 loop=block.loop, in_parallel=block.in_parallel, anchor=block.anchor, ops=block.ops.to_dict(),
-                arrays=sorted(block.arrays), once=block.once,
+                arrays=sorted(block.arrays), once=block.once, refs=block.refs,
             ))
         self.u.unit.functions.append(self.descriptor(nslots=self.nslots, nvalues=self.nvalues,
                                                      entry_block=first_block, assignments=self.assignments,

@@ -149,3 +149,85 @@ def formal_parameters(funcdef: c_ast.FuncDef) -> list[tuple[str, c_ast.Node]]:
             implicit = c_ast.TypeDecl(param.name, [], None, c_ast.IdentifierType(["int"]))
             found.append((param.name, declared.get(param.name, implicit)))
     return found
+
+
+def references(node: c_ast.Node | None) -> list[dict]:
+    """The array and pointer references of an expression, in evaluation-free pre-order: each
+    ``{"array", "index", "mode", "line"}`` with ``array`` the canonical name of what is indexed
+    (``a``, ``grid.u`` for ``grid->u``), ``index`` the C text of each subscript, outermost first
+    (``a[i][j]`` -> ``["i", "j"]``, ``*(p + k)`` -> ``["k"]``; None for a dereference whose
+    offset is not written, ``*p``), and ``mode`` ``read``, ``write`` (``a[i] = x``) or ``update``
+    (``a[i] += x``, ``a[i]++``).  Addresses (``&a[i]``) and ``sizeof`` are not accesses; the
+    subscripts' own references (``x[col[k]]`` reads ``col``) are listed too."""
+    found: list[dict] = []
+    if node is not None:
+        _references(node, "read", found)
+    return found
+
+
+def _references(node: c_ast.Node, mode: str, found: list[dict]) -> None:
+    if isinstance(node, STATEMENTS):
+        return
+    if isinstance(node, c_ast.Assignment):
+        _references(node.lvalue, "write" if node.op == "=" else "update", found)
+        _references(node.rvalue, "read", found)
+        return
+    if isinstance(node, c_ast.UnaryOp):
+        if node.op in ("sizeof", "_Alignof"):
+            return
+        if node.op == "&":
+            _subscript_references(node.expr, found)
+            return
+        if node.op in ("++", "--", "p++", "p--"):
+            _references(node.expr, "update", found)
+            return
+        if node.op == "*":
+            target, offset = node.expr, None
+            while isinstance(target, c_ast.Cast):
+                target = target.expr
+            if isinstance(target, c_ast.BinaryOp) and target.op in ("+", "-"):
+                offset = generate(target.right) if target.op == "+" else f"-({generate(target.right)})"
+                target = target.left
+            name = lvalue_path(target)
+            if name is not None:
+                found.append({"array": name, "index": None if offset is None else [offset], "mode": mode,
+                              "line": node.coord.line if node.coord else 0})
+            _references(node.expr, "read", found)
+            return
+    if isinstance(node, c_ast.ArrayRef):
+        base, subscripts = _array_chain(node)
+        name = lvalue_path(base)
+        if name is not None:
+            found.append({"array": name, "index": [generate(s) for s in subscripts], "mode": mode,
+                          "line": node.coord.line if node.coord else 0})
+        else:
+            _references(base, "read", found)
+        for subscript in subscripts:
+            _references(subscript, "read", found)
+        return
+    if isinstance(node, c_ast.StructRef):
+        _references(node.name, "read", found)
+        return
+    for child in node:
+        _references(child, "read", found)
+
+
+def _subscript_references(node: c_ast.Node, found: list[dict]) -> None:
+    """The references in the subscripts of an address (``&a[idx[i]]`` reads ``idx``)."""
+    if isinstance(node, c_ast.ArrayRef):
+        base, subscripts = _array_chain(node)
+        for subscript in subscripts:
+            _references(subscript, "read", found)
+        if lvalue_path(base) is None:
+            _references(base, "read", found)
+    elif isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        _references(node.expr, "read", found)
+
+
+def _array_chain(node: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """``a[i][j]`` -> (``a``, [i, j]): the indexed base and the subscripts, outermost first."""
+    subscripts = []
+    while isinstance(node, c_ast.ArrayRef):
+        subscripts.append(node.subscript)
+        node = node.name
+    return node, subscripts[::-1]

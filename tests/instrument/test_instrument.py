@@ -283,7 +283,7 @@ def test_round_trip_parses_with_the_same_structure(outcomes: dict[str, Outcome],
 def test_descriptor_file_is_versioned_json(outcomes: dict[str, Outcome]) -> None:
     result = outcomes["loops"].check()
     data = json.loads(result.descriptors_path.read_text())
-    assert (data["format"], data["version"]) == (FORMAT, VERSION) == ("perfeq-descriptors", 1)
+    assert (data["format"], data["version"]) == (FORMAT, VERSION) == ("perfeq-descriptors", 2)
     assert data["source"] == str(result.source)
     assert data["digest"] == hashlib.sha256(result.source.read_bytes()).hexdigest()
     assert data["instrumented"] == str(result.output)

@@ -1,0 +1,236 @@
+"""The application signature and the convolution (issue 21, items 2 and 3): real C programs (a STREAM
+triad, a column walk and a stencil, an indirect gather) instrumented, run and modelled for real;
+their references classified and assigned to cache levels at sizes inside and outside each cache;
+their time priced from a small probe file this test writes with perfeq's own writer, and checked
+against the same prices computed by hand from that file; ``perfeq predict --machine probes.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import C_PROGRAMS, instrumented_program, one_line_error
+
+from perfeq.cli import main
+from perfeq.fitting.convolution.convolve import convolve
+from perfeq.fitting.convolution.probecosts import ProbeCosts, is_probe_file
+from perfeq.instrument.descriptors import read_descriptors
+from perfeq.runtime.probes.curves import Curve
+from perfeq.runtime.probes.document import ProbeResults, save_probes
+from perfeq.symbolic.model import build_model, load_model
+
+KIB, MIB = 1 << 10, 1 << 20
+L1, L2, L3 = 32 * KIB, 1 * MIB, 32 * MIB
+# rates (B/s) of the fake machine per level: L1, L2, L3, memory
+READ = (80e9, 40e9, 20e9, 10e9)
+UPDATE = (60e9, 30e9, 16e9, 8e9)
+STRIDE = (40e9, 10e9, 4e9, 1e9)
+SIZES = [4 * KIB * 2**k for k in range(16)]  # 4 KiB .. 128 MiB
+
+
+def _level_values(values: tuple[float, ...], sizes: list[int], share: float = 1.0) -> list[float]:
+    """A stepped curve: the rate of the level each working set fits in."""
+    return [values[0] if x <= L1 else values[1] if x <= L2 else values[2] if x <= L3 * share else values[3]
+            for x in sizes]
+
+
+def _curve(name: str, procs: int, x: list[float], values: list[float]) -> Curve:
+    samples = tuple((v * 0.9, v, v * 1.1) for v in values)  # three repetitions: quartiles around the median
+    return Curve(name, procs, tuple(float(v) for v in x), samples, tuple(1 for _ in x))
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory) -> Path:
+    """A small probe file written by perfeq's own writer: stepped memory curves on 1 and 2 processes,
+    compute costs, a ping-pong and an allreduce."""
+    curves = []
+    for procs in (1, 2):
+        for name, values in (("read", READ), ("update", UPDATE), ("stride", STRIDE)):
+            curves.append(_curve(name, procs, SIZES, _level_values(values, SIZES, 1 / procs)))
+    for name, seconds in (("flops_independent", 1e-10), ("flops_chained", 8e-10), ("int_ops", 1e-10),
+                          ("branch_difference", 2e-9)):
+        curves.append(_curve(name, 1, [1e6], [seconds]))
+    sizes = [0, 64, 4096, 262144, 4194304]
+    curves.append(_curve("pingpong_intra", 2, sizes, [1e-6 + s / 5e9 for s in sizes]))
+    curves.append(_curve("allreduce", 2, [8, 1024, 65536], [2e-6, 3e-6, 30e-6]))
+    results = ProbeResults(created="2026-01-01T00:00:00Z",
+                           machine={"name": "fake", "model": "", "cores": 2, "cpus": 2, "l1_bytes": L1,
+                                    "l2_bytes": L3, "line_bytes": 64, "page_bytes": 4096, "memory_bytes": 8 << 30,
+                                    "caches": {"1": L1, "2": L2, "3": L3}},
+                           toolchain={}, settings={}, commands=(), curves=tuple(curves))
+    path = tmp_path_factory.mktemp("probes") / "probes.json"
+    save_probes(path, results)
+    return path
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """The three programs' models, each from runs at two sizes on 2 processes, and their folders."""
+    found = {}
+    for name, small, second in (("triad", (1000, 3), (2000, 3)), ("strided", (40, 2), (60, 2)),
+                                ("indirect", (1000, 2), (2000, 2))):
+        folder = tmp_path_factory.mktemp(name)
+        run = instrumented_program(C_PROGRAMS / "convolution" / f"{name}.c", folder)
+        model = build_model([run(2, "a.trace", *small), run(2, "b.trace", *second)])
+        model.save(folder / "model.json")
+        found[name] = (load_model(folder / "model.json"), folder)  # as read back from its file
+    return found
+
+
+def _refs(model, function: str, line: int) -> list:
+    item = next(i for i in model.items if i.kind == "block" and i.function == function and i.line == line
+                and i.signature.get("refs"))
+    return item.signature["refs"]
+
+
+def _at(expr, **values: float) -> float:
+    return float(expr.subs({s: values[s.name] for s in expr.free_symbols if s.name in values}))
+
+
+def _priced(result, function: str, line: int) -> dict:
+    label = next(i.label for i in result.items if f" {function} block" in i.label and f":{line} " in i.label)
+    return {r["array"] + str(r["index"]) + r["mode"]: r for i in result.items if i.label == label for r in i.refs}
+
+
+# ---- the signature -----------------------------------------------------------------------------
+def test_the_descriptors_record_each_reference_with_its_subscripts_and_mode(models):
+    _, folder = models["triad"]
+    unit = read_descriptors(next((folder / "build").rglob("*.perfeq.json")))
+    triad_block = next(b for b in unit.blocks if b.line == 12 and b.refs)
+    assert [(r["array"], r["index"], r["mode"]) for r in triad_block.refs] == [
+        ("a", ["i"], "write"), ("b", ["i"], "read"), ("c", ["i"], "read")]
+    data = json.loads(next((folder / "build").rglob("*.perfeq.json")).read_text())
+    assert data["version"] == 2
+
+
+def test_a_version_1_descriptor_file_is_read_without_references(models, tmp_path):
+    _, folder = models["triad"]
+    data = json.loads(next((folder / "build").rglob("*.perfeq.json")).read_text())
+    data["version"] = 1
+    for block in data["blocks"]:
+        del block["refs"]
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    assert all(block.refs == [] for block in read_descriptors(tmp_path / "old.json").blocks)
+
+
+def test_references_are_classified_against_the_loops(models):
+    triad, _ = models["triad"]
+    assert {(r.array, r.mode, r.pattern) for r in _refs(triad, "triad", 12)} == {
+        ("a", "write", "unit"), ("b", "read", "unit"), ("c", "read", "unit")}
+    strided, _ = models["strided"]
+    (column,) = _refs(strided, "column_sums", 14)
+    assert column.pattern == "strided" and str(column.stride) == "n"  # a column of a row-major n x n matrix
+    assert {r.pattern for r in _refs(strided, "stencil", 24)} == {"unit"}
+    indirect, _ = models["indirect"]
+    assert {(r.array, r.mode, r.pattern) for r in _refs(indirect, "gather", 11)} == {
+        ("y", "update", "unit"), ("coef", "read", "invariant"), ("x", "read", "indirect"), ("perm", "read", "unit")}
+
+
+def test_reuse_distances_follow_the_layer_conditions(models):
+    strided, _ = models["strided"]
+    refs = {tuple(r.index): r for r in _refs(strided, "stencil", 24)}
+    above = refs[("((i - 1) * n) + j",)]
+    below = refs[("((i + 1) * n) + j",)]
+    left = refs[("((i * n) + j) - 1",)]
+    # the row below leads; the row above reuses its lines two row sweeps later, the left neighbour
+    # the right one's two iterations later; the leader only when the nest runs again
+    assert [what for what, _ in below.reuse] == ["the next run of its nest"]
+    assert any("after m[((i * n) + j) - 1]" in what or "after m[((i + 1) * n) + j]" in what for what, _ in above.reuse)
+    assert min(_at(v, n=1000) for _, v in left.reuse) < 100  # bytes: a few iterations
+    assert min(_at(v, n=1000) for _, v in above.reuse) > 8 * 1000  # bytes: about a row
+
+
+# ---- levels at sizes inside and outside each cache ----------------------------------------------
+@pytest.mark.parametrize(("n", "level"), [(1000, "L1"), (20000, "L2"), (400000, "L3"), (10_000_000, "memory")])
+def test_the_triad_streams_from_the_level_its_arrays_fit_in(models, probes, n, level):
+    triad, _ = models["triad"]
+    result = convolve(triad, ProbeCosts.load(probes), {"n": n, "reps": 10}, 1)
+    assert {r["level"] for r in _priced(result, "triad", 12).values()} == {level}
+
+
+def test_the_column_walk_and_the_stencil_rows_change_level_with_n(models, probes):
+    strided, _ = models["strided"]
+    costs = ProbeCosts.load(probes)
+    small = convolve(strided, costs, {"n": 100, "reps": 1}, 1)  # a column of lines: 6.4 KB
+    large = convolve(strided, costs, {"n": 8000, "reps": 1}, 1)  # 512 KB: L2; the matrix 512 MB
+    assert [r["level"] for r in _priced(small, "column_sums", 14).values()] == ["L1"]
+    assert [r["level"] for r in _priced(large, "column_sums", 14).values()] == ["L2"]
+    rows = _priced(large, "stencil", 24)
+    assert rows["m['((i + 1) * n) + j']read"]["level"] == "memory"  # the leading row
+    assert rows["m['((i * n) + j) - 1']read"]["level"] == "L1"  # two iterations behind its neighbour
+    assert rows["m['((i - 1) * n) + j']read"]["level"] == "L2"  # two rows (128 KB) behind
+
+
+def test_the_papers_rule_puts_a_whole_nest_where_its_footprint_fits(models, probes):
+    strided, _ = models["strided"]
+    result = convolve(strided, ProbeCosts.load(probes), {"n": 8000, "reps": 1}, 1, rule="footprint")
+    assert {r["level"] for r in _priced(result, "stencil", 24).values()} == {"memory"}
+
+
+def test_an_indirect_gather_is_served_where_the_gathered_array_fits(models, probes):
+    indirect, _ = models["indirect"]
+    costs = ProbeCosts.load(probes)
+    for n, level in ((1000, "L1"), (100_000, "L2"), (1_000_000, "L3"), (20_000_000, "memory")):
+        refs = _priced(convolve(indirect, costs, {"n": n, "reps": 1}, 1), "gather", 11)
+        assert refs["x['perm[i]']read"]["level"] == level
+        assert refs["coef['0']read"]["level"] == "L1"
+
+
+# ---- prices -------------------------------------------------------------------------------------
+def test_the_triad_out_of_cache_costs_its_accesses_at_the_memory_rates(models, probes):
+    """Two loads at the read rate and a store at the update rate (a line in and out), per iteration,
+    from the file's memory medians; the loop's compute is below that, so max() keeps the memory."""
+    triad, _ = models["triad"]
+    n, reps = 10_000_000, 10
+    result = convolve(triad, ProbeCosts.load(probes), {"n": n, "reps": reps}, 1)
+    block = next(i for i in result.items if "triad.c:12" in i.label)
+    by_hand = n * reps * (2 * 8 / READ[3] + 16 / UPDATE[3])
+    assert float(block.memory[0]) == pytest.approx(by_hand, rel=1e-9)
+    assert float(block.time[0]) == pytest.approx(by_hand, rel=1e-9)
+    summed = convolve(triad, ProbeCosts.load(probes), {"n": n, "reps": reps}, 1, overlap="sum")
+    block_sum = next(i for i in summed.items if "triad.c:12" in i.label)
+    assert float(block_sum.time[0]) == pytest.approx(float(block_sum.memory[0] + block_sum.compute[0]), rel=1e-9)
+    low, high = result.band
+    assert low < result.seconds < high
+
+
+def test_messages_are_priced_from_the_collective_curve_on_that_many_processes(models, probes):
+    triad, _ = models["triad"]
+    result = convolve(triad, ProbeCosts.load(probes), {"n": 1000, "reps": 1}, 2)
+    allreduce = next(i for i in result.items if i.kind == "comm" and np.any(i.comm > 0))
+    assert allreduce.source.startswith("allreduce (P=2) at 8 B")
+    assert float(allreduce.comm[0]) == pytest.approx(2e-6, rel=1e-9)  # one call at the 8-byte median
+
+
+# ---- the command line ---------------------------------------------------------------------------
+def test_predict_with_a_probe_file_is_fit_free_and_prints_the_block_table(models, probes, capsys):
+    triad, folder = models["triad"]
+    assert is_probe_file(probes) and not is_probe_file(folder / "model.json")
+    status = main(["predict", str(folder / "model.json"), "--machine", str(probes), "n=10000000", "reps=10", "P=1"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "fit-free" in out and "band" in out
+    row = next(line for line in out.splitlines() if line.startswith("triad.c:12 triad block"))
+    assert " memory " in row and " unit " in row
+    status = main(["predict", str(folder / "model.json"), "--machine", str(probes), "n=1000", "reps=10", "P=2",
+                   "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["fit_free"] and data["seconds"] > 0 and data["P"] == 2
+    assert {lv["name"] for lv in data["levels"]} == {"L1", "L2", "L3", "memory"}
+
+
+def test_predict_with_probes_refuses_a_model_without_a_signature(models, probes, tmp_path, capsys):
+    _, folder = models["triad"]
+    data = json.loads((folder / "model.json").read_text())
+    for item in data["items"]:
+        item.pop("signature", None)
+    (tmp_path / "old.model.json").write_text(json.dumps(data))
+    assert main(["predict", str(tmp_path / "old.model.json"), "--machine", str(probes), "n=10", "reps=1",
+                 "P=1"]) != 0
+    assert "no application signature" in one_line_error(capsys)
+    assert main(["predict", str(folder / "model.json"), "--machine", str(probes), "--caches", str(probes),
+                 "n=10", "reps=1", "P=1"]) != 0
+    assert "probe file" in one_line_error(capsys)
