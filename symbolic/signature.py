@@ -38,7 +38,6 @@ from perfeq.symbolic.machine import WORD
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, Resolver, formal_arguments, loop_symbol
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
-PATTERNS = ("invariant", "unit", "strided", "indirect", "unknown")
 LINE = 64  # bytes per cache line assumed when the signature is built (the machine's is used to price)
 
 
@@ -246,10 +245,6 @@ class ContextSignature:
         volume = sp.Add(*groups.values()) if groups else None
         self._volumes[loop.id] = volume
         return volume
-
-    def _iteration_bytes(self, loop) -> sp.Expr | None:
-        """Bytes one iteration of the innermost loop touches (its body's references)."""
-        return self._volume(loop)
 
     def _iterations(self, loops) -> sp.Expr:
         """The product of the loops' mean trips per entry (1 for none)."""
