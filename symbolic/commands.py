@@ -42,7 +42,8 @@ def _register_trace_commands(subparsers: argparse._SubParsersAction) -> None:
 
     counts = subparsers.add_parser(
         "counts", help="print the counts of a traced run, or a model's predicted counts",
-        description="With --trace: the counts the instrumented run actually performed (ops, par, startup, "
+        description="With --trace: the counts the instrumented run actually performed (ops, par, startup = "
+                    "messages on the critical path, sent = messages sent, "
                     "bytes, ...), per rank and in total.  With a model file: its predicted counts at a "
                     "problem size and processor count.  With both: the model at the run's own values "
                     "against what the run measured, key by key (a check of the model on a run it was not "
@@ -127,7 +128,7 @@ def run_counts(args: argparse.Namespace) -> int:
         return 0
     for note in counts.notes:
         print(f"perfeq: note: {note}", file=sys.stderr)
-    columns = ("ops", "ops_total", "par", "startup", "bytes", "messages_critical", "calls", "mpi_calls")
+    columns = ("ops", "ops_total", "par", "startup", "sent", "bytes", "calls", "mpi_calls")
     rows = [("total", counts.total)] + [(f"rank {r}", c) for r, c in sorted(counts.ranks.items())]
     print(_table([("", *columns)] + [(name, *(_fmt(getattr(c, col)) for col in columns)) for name, c in rows]))
     if counts.total.mpi:

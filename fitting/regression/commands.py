@@ -38,7 +38,7 @@ def _add_fit(subparsers: argparse._SubParsersAction) -> None:
         description="Fit machine costs beta in t = chi @ beta + e by multiple regression of the run times "
         "in RUNS.csv on their counts, and write them with their uncertainty as a machine profile.",
     )
-    fit.add_argument("runs", metavar="RUNS.csv", help="runs CSV (format perfeq-runs 1, see docs/runs-csv.md)")
+    fit.add_argument("runs", metavar="RUNS.csv", help="runs CSV (format perfeq-runs 2, see docs/runs-csv.md)")
     fit.add_argument("-o", "--output", metavar="MACHINE.json", help="write the machine profile here")
     fit.add_argument(
         "--costs",

@@ -19,7 +19,7 @@ from perfeq.symbolic.observe import from_trace
 from perfeq.toolchain import find_mpi
 
 REAL = C_PROGRAMS / "real"
-EXACT_KEYS = ("ops", "flops", "iops", "cmp", "loads", "stores", "calls", "chain", "par", "startup", "bytes")
+EXACT_KEYS = ("ops", "flops", "iops", "cmp", "loads", "stores", "calls", "chain", "par", "startup", "sent", "bytes")
 
 
 def build(source: Path, folder: Path, *flags: str) -> tuple[Path, Path]:
