@@ -108,6 +108,10 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
                    help="the program is this fitted application (only for profiles whose runs carry no "
                    "digest; otherwise the program is recognised by the digest of its sources, whatever "
                    "its name); a program not among them gets the between-application error")
+    p.add_argument("--set", action="append", default=[], metavar="COST=VALUE",
+                   help="what-if: set one cost to a value with its unit (startup=1us, bytes=0.5ns) or scale it "
+                   "(bytes=0.5x); repeatable. A cost set by hand is exact, a scaled one keeps its relative "
+                   "uncertainty; every other cost keeps its value and covariance (docs/machine-profile.md)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -181,21 +185,25 @@ def _report_files(output: str | None, plots: tuple) -> None:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from perfeq.fitting.regression.predict import predict_model
+    from perfeq.fitting.regression.predict import UNPRICED, predict_model
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.fitting.regression.report import format_prediction
+    from perfeq.fitting.regression.whatif import apply_edits, parse_edit
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 
     model = load_model(args.model)
-    profile = load_profile(args.machine)
+    profile, edits = apply_edits(load_profile(args.machine), [parse_edit(text) for text in args.set])
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     prediction, slowest, rank = predict_model(model, profile, values, procs, threads, hardware, level=args.level,
                                               application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
-    prediction = dataclasses.replace(prediction, warnings=prediction.warnings + tuple(
+    prediction = dataclasses.replace(prediction, edits=edits, warnings=prediction.warnings + tuple(
         f"{args.model}: {warning}" for warning in model.self_check.get("warnings", [])))
+    for note in prediction.warnings:  # loud: also on stderr, where a script reading the output sees it
+        if note.startswith(UNPRICED):
+            print(f"perfeq: warning: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
                           "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))

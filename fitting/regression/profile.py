@@ -340,10 +340,11 @@ def _fit_fields(data: Mapping[str, Any], costs: Mapping[str, CostEstimate], wher
 
 
 def _cost_source(entry: Mapping[str, Any], default: str, where: str) -> str:
+    """A cost's source as kept in a CostEstimate: "" when it is the profile's own."""
     source = entry.get("source", default)
     if source not in COST_SOURCES:
         raise FitError(f"'source' is {source!r}; expected one of {', '.join(COST_SOURCES)}", location=where)
-    return source
+    return "" if source == default else source
 
 
 def _between_app(entry: Any, where: str) -> BetweenApp | None:

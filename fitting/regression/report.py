@@ -96,8 +96,8 @@ def format_prediction(prediction: Prediction) -> str:
     else:
         lines.append(f"  {prediction.intervals_note}")
     lines.append("by cost (seconds, share, where the cost comes from, standard error from the costs' covariance):")
-    lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %  {part.source or '':<7}{_stderr(part)}"
-                 for part in prediction.contributions)
+    lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %  {part.source or '':<7}"
+                 f"{_stderr(part)}".rstrip() for part in prediction.contributions)
     if prediction.blocks is not None:
         ranked = sorted(prediction.blocks, key=lambda part: -abs(part.seconds))
         shown = [part for part in ranked[:TOP_BLOCKS] if part.seconds != 0]
