@@ -181,7 +181,7 @@ def run_model(args: argparse.Namespace) -> int:
     print(f"parameters: {', '.join(names) or '(none)'}, P (processes), T (threads), rank")
     if model.unused:
         print(f"  not parameters (no count depends on them): {', '.join(model.unused)}")
-    for key in SOURCE_KEYS:
+    for key in (*SOURCE_KEYS, "sent"):  # startup: messages on the critical path; sent: messages sent
         print(f"  {key:8s} = {FORMATTERS['text'](totals.get(key, 0))}")
     _print_self_check(model.self_check)
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
