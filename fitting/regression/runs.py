@@ -2,7 +2,8 @@
 
 Version 2: ``startup`` is the messages on the critical path of the slowest rank (the count the
 start-up cost prices).  perfeq's version 1 files stored the messages that rank sent there; they are
-read only when that column is absent or zero (P = 1, where the two agree), see :data:`VERSION`.
+read only when that column is absent or its runs with start-ups are on one process (where the two
+agree), see :data:`VERSION`.
 
 The optional ``build`` column names the build configuration a run's binary was compiled with
 (``perfeq calibrate --build O3=-O3``); it is written only when some run has one, so files of a
@@ -93,8 +94,8 @@ def read_runs(path: str | os.PathLike[str], *, recount: bool = False) -> tuple[R
     path : path-like
         The runs CSV.  Its first line should be ``# perfeq-runs 2``; a file without it (e.g. exported
         from a spreadsheet, or written by hand) is read as version 2.  Other lines starting with ``#``
-        and blank lines are ignored.  A version 1 file whose ``startup`` column is not zero everywhere
-        is refused (its start-ups are messages sent, not the critical path's).
+        and blank lines are ignored.  A version 1 file with start-ups in a run on more than one process
+        is refused (its start-ups are messages sent, not the critical path's; on one process they agree).
     recount : bool
         Read such a version 1 file anyway, for its counts to be replaced (benchmarks/recount_runs.py).
 
@@ -139,7 +140,7 @@ def read_runs(path: str | os.PathLike[str], *, recount: bool = False) -> tuple[R
         raise FitError(
             "no runs after the header row; add one row per measured run", location=f"{name}:{header_line}"
         )
-    if version == 1 and not recount and any(run.counts.get("startup", 0.0) > 0 for run in runs):
+    if version == 1 and not recount and any(run.counts.get("startup", 0.0) > 0 and run.procs > 1 for run in runs):
         raise FitError(OLD_STARTUP, location=f"{name}:1")
     return tuple(runs)
 
@@ -190,7 +191,7 @@ def check_appendable(path: str | os.PathLike[str], costs: Iterable[str],
     existing = _header_of(target)
     if "startup" in existing and _version_of(target) == 1:
         raise FitError("written as perfeq-runs 1, whose 'startup' column counts the messages a rank sends, not "
-                       "those on the critical path; write the new runs to a new file", location=str(target))
+                       "those on the critical path; write them to a new file", location=str(target))
     needed = optional - set(DROPPABLE)
     for extra in ((), *((name,) for name in OPTIONAL_TAIL), OPTIONAL_TAIL):
         if needed <= set(extra) and existing == _columns(costs, extra):

@@ -40,8 +40,9 @@ def test_version_1_files_are_read_where_startup_means_the_same(tmp_path):
     """perfeq-runs 1 stored messages sent under 'startup': a file without the column, or with zeros only
     (P = 1), reads as before; one with messages is refused (test above), unless it is to be recounted;
     and runs are not appended to such a file.  A file without the first line is the current version."""
-    path = _write(tmp_path, "# perfeq-runs 1", "app,params,procs,time_s,ops,startup", "a,n=1,1,0.5,10,0")
-    assert read_runs(path)[0].counts == {"ops": 10.0, "startup": 0.0}
+    path = _write(tmp_path, "# perfeq-runs 1", "app,params,procs,time_s,ops,startup", "a,n=1,1,0.5,10,3",
+                  "a,n=1,2,0.5,10,0")
+    assert read_runs(path)[0].counts == {"ops": 10.0, "startup": 3.0}  # on one process both counts agree
     path = _write(tmp_path, "# perfeq-runs 1", HEADER, ROW)
     assert read_runs(path, recount=True)[0].counts["startup"] == 120.0
     (run,) = read_runs(_write(tmp_path, HEADER, ROW))
