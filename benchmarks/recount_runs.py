@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
     args = parser.parse_args(argv)
-    campaigns = {path: read_runs(path) for path in args.runs}
+    campaigns = {path: read_runs(path, recount=True) for path in args.runs}
     apps = {run.app for runs in campaigns.values() for run in runs}
     examples = {e.name: e for e in load_catalog(None) if e.name in apps}
     if apps - set(examples):

@@ -8,8 +8,11 @@ expressions), so the two can be compared key by key:
 * ``ops``: operations, serial ones plus parallel ones divided by the threads that share them
   (the critical path of one process); ``ops_total`` counts every thread's operations;
 * ``par``: serial-to-parallel transitions (OpenMP parallel region entries);
-* ``startup``: messages this rank sends (a collective counts as the messages its algorithm sends
-  from this rank, see perfeq.symbolic.messages); ``critical``: messages on the critical path;
+* ``startup``: messages on the critical path, what the start-up cost prices (a collective counts its
+  algorithm's critical path, e.g. ceil(log2 P) for a binomial-tree broadcast, on every rank that
+  calls it; a point-to-point send 1, see perfeq.symbolic.messages); ``sent``: messages this rank
+  sends (a collective: the messages its algorithm sends from this rank), a count that is shown and
+  self-checked, not priced;
 * ``bytes``: bytes this rank sends;
 * finer keys ``flops``, ``iops``, ``cmp``, ``loads``, ``stores``, ``calls``, and ``chain`` (those
   of the flops that extend a loop-carried accumulation; not more operations).
@@ -92,15 +95,15 @@ def region_item(unit: UnitDescriptors, region: RegionDescriptor, entries: Any, c
 def comm_item(unit: UnitDescriptors, comm: CommDescriptor, sent: Any, nbytes: Any, critical: Any,
               context: str) -> Item:
     item = Item("comm", unit.source, comm.id, comm.line, _fname(unit, comm.function), context)
-    item.counts["startup"] = sent
+    item.counts["startup"] = critical
     item.counts["bytes"] = nbytes
-    item.counts["critical"] = critical
+    item.counts["sent"] = sent
     return item
 
 
 def totals(items: list[Item], add: Callable[[Any, Any], Any] | None = None) -> dict[str, Any]:
     """Sum of every key over the items (missing keys count as zero)."""
-    out: dict[str, Any] = {key: 0 for key in (*CHI_KEYS, "ops_total", "critical", *OP_KINDS)}
+    out: dict[str, Any] = {key: 0 for key in (*CHI_KEYS, "ops_total", "sent", *OP_KINDS)}
     for item in items:
         for key, value in item.counts.items():
             if key in ("executions", "entries", "iterations"):

@@ -42,7 +42,8 @@ def _register_trace_commands(subparsers: argparse._SubParsersAction) -> None:
 
     counts = subparsers.add_parser(
         "counts", help="print the counts of a traced run, or a model's predicted counts",
-        description="With --trace: the counts the instrumented run actually performed (ops, par, startup, "
+        description="With --trace: the counts the instrumented run actually performed (ops, par, startup = "
+                    "messages on the critical path, sent = messages sent, "
                     "bytes, ...), per rank and in total.  With a model file: its predicted counts at a "
                     "problem size and processor count.  With both: the model at the run's own values "
                     "against what the run measured, key by key (a check of the model on a run it was not "
@@ -127,7 +128,7 @@ def run_counts(args: argparse.Namespace) -> int:
         return 0
     for note in counts.notes:
         print(f"perfeq: note: {note}", file=sys.stderr)
-    columns = ("ops", "ops_total", "par", "startup", "bytes", "messages_critical", "calls", "mpi_calls")
+    columns = ("ops", "ops_total", "par", "startup", "sent", "bytes", "calls", "mpi_calls")
     rows = [("total", counts.total)] + [(f"rank {r}", c) for r, c in sorted(counts.ranks.items())]
     print(_table([("", *columns)] + [(name, *(_fmt(getattr(c, col)) for col in columns)) for name, c in rows]))
     if counts.total.mpi:
@@ -180,7 +181,7 @@ def run_model(args: argparse.Namespace) -> int:
     print(f"parameters: {', '.join(names) or '(none)'}, P (processes), T (threads), rank")
     if model.unused:
         print(f"  not parameters (no count depends on them): {', '.join(model.unused)}")
-    for key in SOURCE_KEYS:
+    for key in (*SOURCE_KEYS, "sent"):  # startup: messages on the critical path; sent: messages sent
         print(f"  {key:8s} = {FORMATTERS['text'](totals.get(key, 0))}")
     _print_self_check(model.self_check)
     print(f"wrote {output} ({len(model.items)} items, {len(model.fallbacks)} fallbacks)")
@@ -236,8 +237,9 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
         return 0
     print(f"{model.program}: {', '.join(f'{k}={v:g}' for k, v in values.items())} P={procs} T={threads}")
     print(f"{'key':10s} {'total (all ranks)':>20s} {'slowest rank':>16s}")
-    for key in CHI_KEYS:
-        print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
+    for key in (*CHI_KEYS, "sent"):  # startup: messages on the critical path; sent: messages sent (not priced)
+        if key in counts["total"]:
+            print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
     print(f"slowest rank: {counts['slowest_rank']}")
     return 0
 

@@ -24,8 +24,9 @@ from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.measured import run_items
 from perfeq.symbolic.observe import RunObservation
 
-# the keys compared: operations (and each kind), parallel regions, messages, bytes, critical path
-CHECK_KEYS = ("ops", *chimod.OP_KINDS, "par", "startup", "bytes", "critical")
+# the keys compared: operations (and each kind), parallel regions, messages on the critical path
+# (startup), bytes and messages sent
+CHECK_KEYS = ("ops", *chimod.OP_KINDS, "par", "startup", "bytes", "sent")
 TOLERANCE = 0.01  # relative, in total over the ranks of a training run
 CULPRITS = 3  # blocks named per warning
 
@@ -192,7 +193,7 @@ def leave_one_out(traces: list[Path], build, params: dict[str, str] | None) -> l
         if values is None:
             continue
         measured = _measured(run)
-        for key in ("ops", "startup", "bytes"):
+        for key in ("ops", "startup", "sent", "bytes"):
             predicted = float(model.per_rank(key, values, run.nranks, run.threads).sum())
             actual = sum(c.get(key, 0.0) for r in measured.values() for c in r.values())
             rows.append({"trace": labels[held], "key": key, "predicted": predicted, "measured": actual,

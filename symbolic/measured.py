@@ -218,8 +218,8 @@ class RunCounts:
     ``ops``: operations (blocks and loop headers, executions times their static op counts, as
     perfeq.symbolic.chi counts them: parallel ones divided by the threads); ``ops_total``: every
     thread's operations (both None when a descriptor file is missing); ``par``: parallel-region entries (serial/parallel transitions);
-    ``startup``: messages sent; ``bytes``: bytes sent; ``messages_critical``: messages on the
-    critical path (the total is the maximum over ranks); ``calls``: instrumented function calls;
+    ``startup``: messages on the critical path, what the start-up cost prices (the total is the
+    maximum over ranks); ``bytes``: bytes sent; ``sent``: messages sent; ``calls``: instrumented function calls;
     ``mpi_calls``: MPI calls; ``mpi``: per MPI function.
     """
 
@@ -228,14 +228,14 @@ class RunCounts:
     par: int = 0
     startup: int = 0
     bytes: int = 0
-    messages_critical: int = 0
+    sent: int = 0
     calls: int = 0
     mpi_calls: int = 0
     mpi: dict[str, MPICallCounts] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {"ops": self.ops, "ops_total": self.ops_total, "par": self.par, "startup": self.startup, "bytes": self.bytes,
-                "messages_critical": self.messages_critical, "calls": self.calls,
+                "sent": self.sent, "calls": self.calls,
                 "mpi_calls": self.mpi_calls, "mpi": {name: vars(c) for name, c in sorted(self.mpi.items())}}
 
 
@@ -290,9 +290,9 @@ def count_rank(rank: RankTrace, notes: list[str], where: str = "trace") -> RunCo
         item = _mpi_counts(record, where)
         counts.mpi.setdefault(record.call, MPICallCounts()).add(item)
         counts.mpi_calls += item.calls
-        counts.startup += item.messages
+        counts.startup += item.messages_critical
         counts.bytes += item.bytes_sent
-        counts.messages_critical += item.messages_critical
+        counts.sent += item.messages
     return counts
 
 
@@ -310,9 +310,9 @@ def count_trace(trace: Trace) -> TraceCounts:
         total.ops_total = (None if total.ops_total is None or counts.ops_total is None
                            else total.ops_total + counts.ops_total)
         total.par += counts.par
-        total.startup += counts.startup
+        total.startup = max(total.startup, counts.startup)
         total.bytes += counts.bytes
-        total.messages_critical = max(total.messages_critical, counts.messages_critical)
+        total.sent += counts.sent
         total.calls += counts.calls
         total.mpi_calls += counts.mpi_calls
         for name, item in counts.mpi.items():

@@ -36,8 +36,13 @@ from perfeq.symbolic.signature import ContextSignature, signature_from_dict, sig
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 FORMAT = "perfeq-model"
-VERSION = 2  # 2: items carry "chain" (chained flops); version 1 files are read without it
-COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "critical", *chimod.OP_KINDS, "branch", "shared")
+# 2: items carry "chain" (chained flops); version 1 files are read without it.
+# 3: "startup" is the messages on the critical path (the count the start-up cost prices) and "sent" the
+# messages this rank sends; versions 1 and 2 stored these as "critical" and "startup", renamed on reading.
+VERSION = 3
+COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "sent", *chimod.OP_KINDS, "branch", "shared")
+# count keys of a version 1 or 2 file -> their name since version 3
+_RENAMED_BEFORE_3 = {"startup": "sent", "critical": "startup"}
 # Loads made while other processes or threads of the program run on the node (1 when P T > 1, else
 # 0; P and T are whole): they contend for the shared cache and memory, and cost more.  Derived from
 # "loads", not stored in the file.
@@ -261,7 +266,7 @@ def load_model(path: str | Path) -> CostModel:
             raise UsageError(f"{path} is a trace, not a model: build one with 'perfeq model {path}' "
                              f"(or see the run's own counts with 'perfeq counts --trace {path}')") from None
         raise
-    data = check_document(data, path, FORMAT, (1, VERSION), error=ModelError, what="perfeq model")
+    data = check_document(data, path, FORMAT, (1, 2, VERSION), error=ModelError, what="perfeq model")
     namespace = _namespace()
 
     def expr(entry: dict) -> sp.Expr:
@@ -273,15 +278,26 @@ def load_model(path: str | Path) -> CostModel:
         return value.replace(lambda e: isinstance(e, AppliedUndef) and e.func.__name__ in namespace,
                              lambda e: namespace[e.func.__name__](*e.args))
 
+    renamed = _RENAMED_BEFORE_3 if data["version"] < 3 else {}
     items = [ModelItem(i["kind"], i["unit"], i["id"], i["line"], i["function"], i["context"],
-                       {k: expr(v) for k, v in i["counts"].items()},
+                       {renamed.get(k, k): expr(v) for k, v in i["counts"].items()},
                        signature_from_dict(i["signature"], expr) if i.get("signature") else {})
              for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
                      data.get("traces", []), data.get("runs", []), data.get("unused_candidates", []),
-                     data.get("self_check", {}), missing=("chain",) if data["version"] == 1 else (),
+                     _renamed_check(data.get("self_check", {}), renamed),
+                     missing=("chain",) if data["version"] == 1 else (),
                      digest=str(data.get("digest", "")))
+
+
+def _renamed_check(check: dict, renamed: dict[str, str]) -> dict:
+    """A stored self-check with the count keys of an older file under their current names."""
+    if not renamed or not check:
+        return check
+    rows = {part: [{**row, "key": renamed.get(row.get("key"), row.get("key"))} for row in check.get(part, [])]
+            for part in ("checks", "held_out")}
+    return {**check, **rows}
 
 
 def _is_trace(path: Path) -> bool:

@@ -116,7 +116,7 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
     evaluate = _Evaluator(model, values, procs, threads)
     counts = [{key: model.per_rank(key, values, procs, threads, index) for key in model.item_keys(item)
                if key in ("flops", "chain", "iops", "cmp", "branch", "loads", "stores", "ops", "ops_total",
-                          "startup", "bytes", "critical")} for index, item in enumerate(model.items)]
+                          "startup", "bytes", "sent")} for index, item in enumerate(model.items)]
     priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule)
     total = np.sum([p.time for p in priced], axis=0) if priced else np.zeros(procs)
     slowest = int(np.argmax(total)) if procs else 0
@@ -279,7 +279,8 @@ def _level(levels: list[CacheLevel], working_set: float) -> str:
 def _message_time(item, row, evaluate, costs: ProbeCosts, procs: int) -> tuple[np.ndarray, str]:
     """Seconds of one MPI call site on every rank, and the curve that priced it."""
     zero = np.zeros(procs)
-    sent, nbytes, critical = row.get("startup", zero), row.get("bytes", zero), row.get("critical", zero)
+    # model format 3: startup = messages on the critical path, sent = messages this rank sends
+    sent, nbytes, critical = row.get("sent", zero), row.get("bytes", zero), row.get("startup", zero)
     if not np.any(critical) and not np.any(sent):
         return zero, ""
     size = float(np.sum(nbytes) / np.sum(sent)) if np.sum(sent) > 0 else 0.0

@@ -44,7 +44,7 @@ def rank_profiles(profiles: Mapping[str, Mapping], counts: Mapping[str, float], 
     Parameters
     ----------
     profiles
-        Machine name -> parsed ``perfeq-machine`` version 1 profile; only ``format``, ``version`` and
+        Machine name -> parsed ``perfeq-machine`` version 1 or 2 profile; only ``format``, ``version`` and
         ``costs[name]["value"]`` (seconds per unit) are read.
     counts
         Cost name -> predicted count of the application (``ops``, ``par``, ``l1``, ``l2``, ``page``,

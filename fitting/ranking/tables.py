@@ -24,7 +24,7 @@ BENCHMARKS_FORMAT = "perfeq-benchmarks"
 RUNTIMES_FORMAT = "perfeq-runtimes"
 PROFILE_FORMAT = "perfeq-machine"
 FORMAT_VERSION = 1
-PROFILE_VERSION = 1
+PROFILE_VERSIONS = (1, 2)  # 2 adds costs.NAME.source, which ranking does not use
 
 # What a benchmark column measures: a rate (bigger is faster: FLOPS, bandwidths) or a time (smaller is
 # faster: latencies, seconds per operation).  Rates are inverted before any fitting (the paper's §5).
@@ -287,7 +287,7 @@ def read_runtimes(path: str | Path) -> RuntimeTable:
 
 
 def profile_costs(name: str, profile: Any) -> dict[str, float]:
-    """The ``costs[cost]["value"]`` of a ``perfeq-machine`` version 1 profile, checked.
+    """The ``costs[cost]["value"]`` of a ``perfeq-machine`` version 1 or 2 profile, checked.
 
     Only ``format``, ``version`` and ``costs[name]["value"]`` are relied on; anything else in the profile
     is ignored, so the reader keeps working while the profile format grows.
@@ -296,9 +296,9 @@ def profile_costs(name: str, profile: Any) -> dict[str, float]:
         raise RankError("a machine profile must be a JSON object", location=name)
     if profile.get("format") != PROFILE_FORMAT:
         raise RankError(f"format is {profile.get('format')!r}, expected {PROFILE_FORMAT!r}", location=name)
-    if profile.get("version") != PROFILE_VERSION:
+    if profile.get("version") not in PROFILE_VERSIONS:
         raise RankError(f"{PROFILE_FORMAT} version {profile.get('version')!r} is not supported; this "
-                        f"perfeq reads version {PROFILE_VERSION}", location=name)
+                        f"perfeq reads versions {' and '.join(map(str, PROFILE_VERSIONS))}", location=name)
     costs = profile.get("costs")
     if not isinstance(costs, Mapping) or not costs:
         raise RankError("'costs' must be a non-empty object of cost name -> {\"value\": seconds per unit}",

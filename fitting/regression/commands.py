@@ -39,7 +39,7 @@ def _add_fit(subparsers: argparse._SubParsersAction) -> None:
         description="Fit machine costs beta in t = chi @ beta + e by multiple regression of the run times "
         "in RUNS.csv on their counts, and write them with their uncertainty as a machine profile.",
     )
-    fit.add_argument("runs", metavar="RUNS.csv", help="runs CSV (format perfeq-runs 1, see docs/runs-csv.md)")
+    fit.add_argument("runs", metavar="RUNS.csv", help="runs CSV (format perfeq-runs 2, see docs/runs-csv.md)")
     fit.add_argument("-o", "--output", metavar="MACHINE.json", help="write the machine profile here")
     fit.add_argument(
         "--costs",
@@ -117,6 +117,10 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-rule", choices=("layer", "footprint"), default="layer",
                    help="with a probe file: the level serving a reference from its reuse distance (layer "
                    "conditions, default) or from its nest's footprint (the paper's rule)")
+    p.add_argument("--set", action="append", default=[], metavar="COST=VALUE",
+                   help="what-if: set one cost to a value with its unit (startup=1us, bytes=0.5ns) or scale it "
+                   "(bytes=0.5x); repeatable. A cost set by hand is exact, a scaled one keeps its relative "
+                   "uncertainty; every other cost keeps its value and covariance (docs/machine-profile.md)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -190,23 +194,30 @@ def _report_files(output: str | None, plots: tuple) -> None:
 
 
 def run_predict(args: argparse.Namespace) -> int:
-    from perfeq.fitting.regression.predict import predict_model
+    from perfeq.fitting.regression.predict import UNPRICED, predict_model
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.fitting.regression.report import format_prediction
+    from perfeq.fitting.regression.whatif import apply_edits, parse_edit
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 
     model = load_model(args.model)
     if is_probe_file(args.machine):
+        if args.set:
+            raise UsageError(f"{args.machine}: --set edits the costs of a machine profile (perfeq fit); a probe "
+                             "file's curves are not edited")
         return _predict_from_probes(args, model)
-    profile = load_profile(args.machine)
+    profile, edits = apply_edits(load_profile(args.machine), [parse_edit(text) for text in args.set])
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     prediction, slowest, rank = predict_model(model, profile, values, procs, threads, hardware, level=args.level,
                                               application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
-    prediction = dataclasses.replace(prediction, warnings=prediction.warnings + tuple(
+    prediction = dataclasses.replace(prediction, edits=edits, warnings=prediction.warnings + tuple(
         f"{args.model}: {warning}" for warning in model.self_check.get("warnings", [])))
+    for note in prediction.warnings:  # loud: also on stderr, where a script reading the output sees it
+        if note.startswith(UNPRICED):
+            print(f"perfeq: warning: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps({"model": str(args.model), "values": values, "P": procs, "T": threads,
                           "slowest_rank": rank, "counts": slowest, **prediction.to_dict()}, indent=1))

@@ -32,6 +32,7 @@ class Contribution:
     seconds: float
     percent: float
     stderr: float | None = None
+    source: str | None = None  # a cost's: where its value comes from (fit, manual, probe); None for a block
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,10 @@ class Prediction:
     # shares of the variance of one run: the costs' uncertainty at these counts, the fit's run-to-run
     # error, the between-application error (None for a manual profile)
     variance_shares: dict[str, float] | None = None
+    # counts the profile has no cost for, priced at 0 s: cost -> the slowest rank's count (messages on
+    # the critical path under "startup", bytes under "bytes")
+    unpriced: dict[str, float] | None = None
+    edits: tuple[str, ...] = ()  # the what-if edits of the profile's costs (perfeq predict --set), said
 
     def to_dict(self) -> dict:
         """JSON-ready form (tuples become lists)."""
@@ -127,13 +132,15 @@ def predict(
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
     notes = _unpriced(profile, counts, "counts") + calibration_warnings(profile, procs, threads, all_counts)
+    unpriced = unpriced_messages(profile, all_counts or counts)
     x = count_vector(profile, counts)
     parts = profile.beta * x
     time_s = float(parts.sum())
     cov = profile.covariance_matrix()
     contributions = tuple(
         Contribution(name, float(seconds), _percent(seconds, time_s),
-                     None if cov is None else float(abs(x_k) * np.sqrt(max(cov[k, k], 0.0))))
+                     None if cov is None else float(abs(x_k) * np.sqrt(max(cov[k, k], 0.0))),
+                     profile.cost_source(name))
         for k, (name, seconds, x_k) in enumerate(zip(profile.names, parts, x, strict=True)))
     block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes, cov)
     if time_s <= 0:
@@ -144,7 +151,7 @@ def predict(
                                    extrapolation_factor)
     return Prediction(time_s=time_s, level=level, contributions=contributions, blocks=block_parts,
                       extrapolation=extrapolation, warnings=tuple(notes), profile_source=profile.source,
-                      weighting=profile.weighting, **intervals)
+                      weighting=profile.weighting, unpriced=unpriced or None, **intervals)
 
 
 def _intervals(
@@ -297,12 +304,33 @@ def calibration_warnings(profile: MachineProfile, procs: int | None, threads: in
             notes.append(f"{name}={value} is beyond the calibrated {what} (at most {max(calibrated)}): what grows "
                          f"with {name} (messages, processes sharing a node) is extrapolated")
     notes.extend(_cache_warnings(profile, counts or {}))
-    for name in MESSAGE_COSTS:
-        value = (counts or {}).get(name, 0.0)
-        if name not in profile.costs and value > 0:
-            notes.append(f"{value:.3g} {name} on the slowest rank are not priced (counted as 0 s): the profile has "
-                         f"no '{name}' cost; calibrate on more processes to price messages")
+    unpriced = unpriced_messages(profile, counts or {})
+    if unpriced:
+        notes.append(unpriced_text(unpriced))
+    if profile.format_version == 1 and profile.source == "fit" and (counts or {}).get("startup", 0.0) > 0 \
+            and "startup" in profile.costs:
+        notes.append("the profile was fitted by an older perfeq (perfeq-machine 1), whose 'startup' column was the "
+                     "messages the slowest rank sends, not those on the critical path it prices now: refit it")
     return notes
+
+
+UNPRICED = "MESSAGES NOT PRICED"  # starts the warning for message counts priced at zero (printed first)
+_MESSAGE_WORDS = {"startup": "messages on the critical path", "bytes": "bytes sent"}
+
+
+def unpriced_messages(profile: MachineProfile, counts: Mapping[str, float]) -> dict[str, float]:
+    """The message counts (startup, bytes) of the slowest rank that ``profile`` has no cost for."""
+    return {name: float(counts[name]) for name in MESSAGE_COSTS
+            if name not in profile.costs and counts.get(name, 0.0) > 0}
+
+
+def unpriced_text(unpriced: Mapping[str, float]) -> str:
+    """The loud line for message counts priced at zero, with how to price them."""
+    what = " and ".join(f"{value:,.0f} {_MESSAGE_WORDS[name]} ('{name}')" for name, value in unpriced.items())
+    example = " ".join(f"--set {name}={'5us' if name == 'startup' else '1ns'}" for name in unpriced)
+    return (f"{UNPRICED}: the slowest rank's {what} count as 0 s, the machine profile has no cost for "
+            f"them (runs on 1-2 processes of one node cannot identify message costs): the time is too low; price "
+            f"them with a probe or by hand, e.g. {example}")
 
 
 CACHE_NAMES = {"l1": "the L1 cache", "l2": "the last-level cache", "page": "the pages of memory touched before"}

@@ -1,4 +1,8 @@
-"""The machine profile (format ``perfeq-machine`` version 1): fitted or hand-written machine costs.
+"""The machine profile (format ``perfeq-machine`` version 2): fitted or hand-written machine costs.
+
+Version 2 gives every cost its own ``source`` (:data:`COST_SOURCES`: fitted from runs, written by hand,
+or measured by a probe), so that one profile can hold costs from several places; version 1 files are
+read with every cost from the profile's ``source``.
 
 Output of ``perfeq fit`` / ``perfeq machine-profile`` and input of predictions.  Plain data in a
 versioned JSON file, written via temp file + rename; see docs/machine-profile.md.
@@ -21,8 +25,13 @@ from perfeq.files import check_document, read_json, write_atomic
 from perfeq.fitting.costs import COSTS, INTERCEPT, canonical_order
 
 FORMAT = "perfeq-machine"
-VERSION = 1
+VERSION = 2  # 2: costs.NAME.source
+READABLE = (1, VERSION)
 WEIGHTINGS = ("relative", "none")
+PROFILE_SOURCES = ("fit", "manual")  # how the profile was made
+# Where one cost comes from: fitted from timed runs (perfeq fit), written by hand (perfeq machine-profile
+# --manual, or a what-if --set), or measured by a machine probe (perfeq probe; for perfeq fit --probes).
+COST_SOURCES = ("fit", "manual", "probe")
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,7 @@ class CostEstimate:
     ci_low: float | None = None
     ci_high: float | None = None
     p_value: float | None = None  # two-sided t test of "this cost is zero"
+    source: str = ""  # one of COST_SOURCES; "" means the profile's own source (MachineProfile.cost_source)
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,7 @@ class MachineProfile:
     warnings: tuple[str, ...] = field(default=())
     between_app: BetweenApp | None = None  # None: one application, or not estimated
     selection: Selection | None = None  # how the cost set was chosen; None: given with --costs
+    format_version: int = field(default=VERSION, compare=False)  # the version of the file it was read from
 
     @property
     def apps(self) -> frozenset[str]:
@@ -156,6 +167,10 @@ class MachineProfile:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self.costs)
+
+    def cost_source(self, name: str) -> str:
+        """Where cost ``name`` comes from (:data:`COST_SOURCES`): its own source, else the profile's."""
+        return self.costs[name].source or self.source
 
     @property
     def values(self) -> dict[str, float]:
@@ -181,7 +196,8 @@ class MachineProfile:
         data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "source": self.source}
         data["host"], data["created"] = self.host, self.created
         data["costs"] = {
-            name: {key: value for key, value in asdict(estimate).items() if value is not None}
+            name: {**{key: value for key, value in asdict(estimate).items() if value is not None},
+                   "source": self.cost_source(name)}
             for name, estimate in self.costs.items()
         }
         if self.source == "manual":
@@ -243,25 +259,27 @@ def now_iso() -> str:
 
 
 def _from_dict(data: Mapping[str, Any], where: str) -> MachineProfile:
-    check_document(data, where, FORMAT, VERSION, error=FitError, what="machine profile")
+    check_document(data, where, FORMAT, READABLE, error=FitError, what="machine profile")
     source = data.get("source")
-    if source not in ("fit", "manual"):
+    if source not in PROFILE_SOURCES:
         raise FitError(f'\'source\' is {source!r}; expected "fit" or "manual"', location=where)
-    costs = _costs(data, where)
+    costs = _costs(data, where, source)
     common = dict(
         costs=costs,
         source=source,
         host=str(data.get("host", "")),
         created=str(data.get("created", "")),
         warnings=tuple(str(text) for text in data.get("warnings", ())),
+        format_version=int(data["version"]),
     )
     if source == "manual":
         return MachineProfile(**common)
     return MachineProfile(**common, **_fit_fields(data, costs, where))
 
 
-def _costs(data: Mapping[str, Any], where: str) -> dict[str, CostEstimate]:
-    """The profile's ``costs``, checked, in the project's cost order."""
+def _costs(data: Mapping[str, Any], where: str, source: str) -> dict[str, CostEstimate]:
+    """The profile's ``costs``, checked, in the project's cost order; a cost without a ``source`` (every
+    cost of a version 1 file) comes from the profile's ``source``."""
     raw_costs = _get(data, "costs", Mapping, where)
     if not raw_costs:
         raise FitError("'costs' is empty", location=where)
@@ -276,6 +294,7 @@ def _costs(data: Mapping[str, Any], where: str) -> dict[str, CostEstimate]:
                 key: _number(entry, key, f"{where}: costs.{name}", optional=True)
                 for key in ("stderr", "ci_low", "ci_high", "p_value")
             },
+            source=_cost_source(entry, source, f"{where}: costs.{name}"),
         )
     return costs
 
@@ -318,6 +337,14 @@ def _fit_fields(data: Mapping[str, Any], costs: Mapping[str, CostEstimate], wher
         between_app=_between_app(data.get("between_app"), f"{where}: between_app"),
         selection=None if data.get("selection") is None else Selection.from_dict(data["selection"], where),
     )
+
+
+def _cost_source(entry: Mapping[str, Any], default: str, where: str) -> str:
+    """A cost's source as kept in a CostEstimate: "" when it is the profile's own."""
+    source = entry.get("source", default)
+    if source not in COST_SOURCES:
+        raise FitError(f"'source' is {source!r}; expected one of {', '.join(COST_SOURCES)}", location=where)
+    return "" if source == default else source
 
 
 def _between_app(entry: Any, where: str) -> BetweenApp | None:

@@ -6,6 +6,7 @@ The printing end of the fitting stage: formats data from profile.py and predict.
 from __future__ import annotations
 
 from perfeq.fitting.costs import cost_spec
+from perfeq.fitting.regression.predict import UNPRICED as LOUD
 from perfeq.fitting.regression.predict import Prediction
 from perfeq.fitting.regression.profile import HELD_OUT, MachineProfile, Selection, error_text
 
@@ -81,6 +82,10 @@ def format_prediction(prediction: Prediction) -> str:
     """The predicted time, its intervals and the breakdown by cost (and block), one item a line."""
     percent = round(100 * prediction.level)
     lines = [f"predicted time {prediction.time_s:.4g} s"]
+    loud = [note for note in prediction.warnings if note.startswith(LOUD)]
+    lines.extend(_warnings(tuple(loud)))
+    if prediction.edits:
+        lines.append("what-if: " + "; ".join(prediction.edits))
     if prediction.mean_interval and prediction.prediction_interval:
         low, high = prediction.mean_interval
         lines.append(f"  {percent}% confidence interval of the mean  [{low:.4g}, {high:.4g}] s")
@@ -90,9 +95,9 @@ def format_prediction(prediction: Prediction) -> str:
             lines.append(f"    ({prediction.prediction_note})")
     else:
         lines.append(f"  {prediction.intervals_note}")
-    lines.append("by cost (seconds, share, standard error from the costs' covariance):")
-    lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
-                 for part in prediction.contributions)
+    lines.append("by cost (seconds, share, where the cost comes from, standard error from the costs' covariance):")
+    lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %  {part.source or '':<7}"
+                 f"{_stderr(part)}".rstrip() for part in prediction.contributions)
     if prediction.blocks is not None:
         ranked = sorted(prediction.blocks, key=lambda part: -abs(part.seconds))
         shown = [part for part in ranked[:TOP_BLOCKS] if part.seconds != 0]
@@ -100,9 +105,11 @@ def format_prediction(prediction: Prediction) -> str:
         lines.extend(f"  {part.name:<24} {part.seconds:>12.4g} s {part.percent:>6.1f} %{_stderr(part)}"
                      for part in shown)
     lines.extend(f"  {line}" for line in interval_advice(prediction))
-    notes = ([prediction.extrapolation] if prediction.extrapolation else []) + list(prediction.warnings)
+    notes = ([prediction.extrapolation] if prediction.extrapolation else []) + [
+        note for note in prediction.warnings if note not in loud]
     lines.extend(_warnings(tuple(notes)))
     return "\n".join(lines)
+
 
 
 TOP_BLOCKS = 12  # blocks shown in the text of a prediction

@@ -1,4 +1,9 @@
-"""The runs CSV (format ``perfeq-runs`` version 1): one measured run per row, with its counts.
+"""The runs CSV (format ``perfeq-runs`` version 2): one measured run per row, with its counts.
+
+Version 2: ``startup`` is the messages on the critical path of the slowest rank (the count the
+start-up cost prices).  perfeq's version 1 files stored the messages that rank sent there; they are
+read only when that column is absent or its runs with start-ups are on one process (where the two
+agree), see :data:`VERSION`.
 
 The optional ``build`` column names the build configuration a run's binary was compiled with
 (``perfeq calibrate --build O3=-O3``); it is written only when some run has one, so files of a
@@ -26,7 +31,7 @@ from perfeq.files import write_atomic
 from perfeq.fitting.costs import COSTS, INTERCEPT, canonical_order
 
 FORMAT = "perfeq-runs"
-VERSION = 1
+VERSION = 2  # 2: "startup" is messages on the critical path (1: messages the slowest rank sent)
 MAGIC = f"# {FORMAT} {VERSION}"
 ID_COLUMNS = ("app", "params", "procs", "threads", "rep", "time_s")
 TAIL_COLUMNS = ("host", "build", "timestamp", "digest")
@@ -37,6 +42,10 @@ _DEFAULTS = {"threads": "1", "rep": "0", "host": "", "build": "", "timestamp": "
 _DIGEST_RE = re.compile(r"[0-9a-f]{64}$")
 _MAGIC_RE = re.compile(r"#\s*perfeq-runs\s+(\S+)\s*$")
 _PARAM_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+READABLE = ("1", str(VERSION))
+OLD_STARTUP = ("perfeq-runs 1: its 'startup' column counts the messages a rank sends, not the messages on the "
+               "critical path that the start-up cost prices (perfeq-runs 2); measure the campaign again with "
+               "perfeq calibrate, recount it (benchmarks/recount_runs.py), or delete the column")
 
 
 @dataclass(frozen=True)
@@ -77,15 +86,18 @@ def parse_params(text: str) -> dict[str, str]:
     return params
 
 
-def read_runs(path: str | os.PathLike[str]) -> tuple[Run, ...]:
+def read_runs(path: str | os.PathLike[str], *, recount: bool = False) -> tuple[Run, ...]:
     """Read and validate a runs CSV.
 
     Parameters
     ----------
     path : path-like
-        The runs CSV.  Its first line should be ``# perfeq-runs 1``; a file without it (e.g. exported
-        from a spreadsheet) is read as version 1.  Other lines starting with ``#`` and blank lines
-        are ignored.
+        The runs CSV.  Its first line should be ``# perfeq-runs 2``; a file without it (e.g. exported
+        from a spreadsheet, or written by hand) is read as version 2.  Other lines starting with ``#``
+        and blank lines are ignored.  A version 1 file with start-ups in a run on more than one process
+        is refused (its start-ups are messages sent, not the critical path's; on one process they agree).
+    recount : bool
+        Read such a version 1 file anyway, for its counts to be replaced (benchmarks/recount_runs.py).
 
     Returns
     -------
@@ -108,13 +120,14 @@ def read_runs(path: str | os.PathLike[str]) -> tuple[Run, ...]:
     lines = text.splitlines()
     header: list[str] | None = None
     header_line = 0
+    version = VERSION
     runs: list[Run] = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         if line.startswith("#"):
             if lineno == 1:
-                _check_magic(line, f"{name}:1")
+                version = _check_magic(line, f"{name}:1")
             continue
         fields = next(csv.reader([line]))
         if header is None:
@@ -127,6 +140,8 @@ def read_runs(path: str | os.PathLike[str]) -> tuple[Run, ...]:
         raise FitError(
             "no runs after the header row; add one row per measured run", location=f"{name}:{header_line}"
         )
+    if version == 1 and not recount and any(run.counts.get("startup", 0.0) > 0 and run.procs > 1 for run in runs):
+        raise FitError(OLD_STARTUP, location=f"{name}:1")
     return tuple(runs)
 
 
@@ -174,6 +189,9 @@ def check_appendable(path: str | os.PathLike[str], costs: Iterable[str],
     if not target.exists() or target.stat().st_size == 0:
         return _columns(costs, optional)
     existing = _header_of(target)
+    if "startup" in existing and _version_of(target) == 1:
+        raise FitError("written as perfeq-runs 1, whose 'startup' column counts the messages a rank sends, not "
+                       "those on the critical path; write them to a new file", location=str(target))
     needed = optional - set(DROPPABLE)
     for extra in ((), *((name,) for name in OPTIONAL_TAIL), OPTIONAL_TAIL):
         if needed <= set(extra) and existing == _columns(costs, extra):
@@ -214,12 +232,17 @@ def _check_not_json(text: str, name: str) -> None:
                    location=name)
 
 
-def _check_magic(line: str, where: str) -> None:
+def _check_magic(line: str, where: str) -> int:
+    """The version the first line names (the current one for any other comment)."""
     match = _MAGIC_RE.match(line.strip())
-    if match and match.group(1) != str(VERSION):
+    if not match:
+        return VERSION
+    if match.group(1) not in READABLE:
         raise FitError(
-            f"format version {match.group(1)} is not supported; this perfeq reads '{MAGIC}'", location=where
+            f"format version {match.group(1)} is not supported; this perfeq reads '{MAGIC}' (and version 1)",
+            location=where,
         )
+    return int(match.group(1))
 
 
 def _check_header(fields: list[str], where: str) -> list[str]:
@@ -360,6 +383,13 @@ def _format_rows(columns: tuple[str, ...], runs: tuple[Run, ...], *, header: boo
 def _format_count(value: float) -> str:
     value = float(value)
     return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+
+
+def _version_of(path: Path) -> int:
+    """The format version the file's first line names (the current one without that line)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        match = _MAGIC_RE.match(handle.readline().strip())
+    return int(match.group(1)) if match and match.group(1).isdigit() else VERSION
 
 
 def _header_of(path: Path) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ def _add_scaling(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "runs",
         metavar="RUNS.csv",
-        help="runs CSV (# perfeq-runs 1) or a results table with code,system,p,time",
+        help="runs CSV (# perfeq-runs 2) or a results table with code,system,p,time",
     )
     _add_choice(parser.add_argument_group("what to fit"))
     _add_reading(parser.add_argument_group("reading runs"))

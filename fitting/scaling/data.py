@@ -1,6 +1,6 @@
 """Runs for the scaling analysis: read a runs CSV or a results table into one canonical frame.
 
-Reads the project's runs CSV (``# perfeq-runs 1``: app, params, procs, threads, rep, time_s) or a
+Reads the project's runs CSV (``# perfeq-runs 2`` or 1: app, params, procs, threads, rep, time_s) or a
 plain table of published results (code, system, p, time) and maps its rows to (code, system, p,
 time, n, line), every bad value an error at its line.  :mod:`perfeq.fitting.scaling.observations`
 prepares the frame for :mod:`perfeq.fitting.scaling.analysis`.
@@ -18,6 +18,9 @@ import pandas as pd
 
 from perfeq.errors import UsageError
 
+# perfeq-runs versions read (docs/runs-csv.md): they differ in the 'startup' count only, which scaling
+# does not read (the id columns and the times are the same)
+RUNS_VERSIONS = ("1", "2")
 RUNS_COLUMNS = ("app", "params", "procs", "threads", "rep", "time_s")
 TABLE_COLUMNS = ("code", "system", "p", "time")
 CODE_KEYS = ("app", "app+params")
@@ -45,8 +48,9 @@ def read_scaling_csv(
     """
     table, lines, version = _read_csv_with_lines(Path(path))
     source = str(path)
-    if version is not None and version != "1":
-        raise UsageError(f"{source}:1: perfeq-runs version {version}; this perfeq reads version 1")
+    if version is not None and version not in RUNS_VERSIONS:
+        raise UsageError(f"{source}:1: perfeq-runs version {version}; this perfeq reads versions "
+                         f"{' and '.join(RUNS_VERSIONS)}")
     columns = set(table.columns)
     if {"app", "procs", "time_s"} <= columns:
         return scaling_frame_from_runs(
@@ -82,7 +86,7 @@ def scaling_frame_from_runs(
     source: str = "<runs>",
     lines: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """Map a runs table (perfeq-runs 1 columns) to the canonical frame.
+    """Map a runs table (perfeq-runs columns) to the canonical frame.
 
     code = ``app``, or ``app[params]`` with ``code_key="app+params"`` (the size parameter, when
     given, is left out of the code and becomes ``n``); system = ``system_column`` (default: the

@@ -182,9 +182,10 @@ def test_counts_per_rank_and_total(trace_path: Path) -> None:
     counts = count_trace(read_trace(trace_path))
     assert counts.ranks[0].ops == 2.0 + 14.0 + 21.0 + 1.0 and counts.ranks[1].ops == 2.0 + 4.0
     assert counts.total.ops == counts.ranks[0].ops + counts.ranks[1].ops
-    assert (counts.ranks[0].startup, counts.ranks[0].bytes, counts.ranks[1].startup) == (1, 64, 0)
+    assert (counts.ranks[0].sent, counts.ranks[0].bytes, counts.ranks[1].sent) == (1, 64, 0)
+    assert (counts.ranks[0].startup, counts.ranks[1].startup) == (1, 0)  # the send is rank 0's critical path
     assert counts.total.mpi["MPI_Send"].messages == 1 and counts.total.mpi["MPI_Recv"].calls == 1
-    assert counts.total.messages_critical == 1
+    assert counts.total.startup == 1 and counts.total.sent == 1
     assert counts.as_dict()["ranks"]["1"]["mpi_calls"] == 1
 
 

@@ -251,10 +251,10 @@ EXPECTED_CRITICAL = {1: 0, 2: 1 + 3 + 3 + 1 + 1 + 1, 4: 3 + 6 + 6 + 2 + 2 + 2}
 def test_mpi_messages_and_bytes(mpi_program: Path, tmp_path: Path, nranks: int) -> None:
     trace = mpi_run(mpi_program, nranks, tmp_path)
     counts = count_trace(trace)
-    measured = {rank: (c.startup, c.bytes) for rank, c in counts.ranks.items()}
+    measured = {rank: (c.sent, c.bytes) for rank, c in counts.ranks.items()}
     assert measured == EXPECTED_MESSAGES[nranks]
-    assert counts.total.startup == sum(m for m, _ in EXPECTED_MESSAGES[nranks].values())
-    assert counts.total.messages_critical == EXPECTED_CRITICAL[nranks]
+    assert counts.total.sent == sum(m for m, _ in EXPECTED_MESSAGES[nranks].values())
+    assert counts.total.startup == EXPECTED_CRITICAL[nranks]
     for rank, rank_trace in trace.ranks.items():
         assert (rank_trace.header["rank"], rank_trace.header["nranks"]) == (rank, nranks)
         assert rank_trace.footer["ended"] == "finalize"

@@ -25,7 +25,7 @@ from perfeq.workflows.pipeline import build_instrumented, model_example, run_sma
 
 HERE = TESTS
 KERNELS = HERE / "c" / "symbolic" / "kernels.c"
-KEYS = ("ops", "par", "startup", "bytes")
+KEYS = ("ops", "par", "startup", "sent", "bytes")
 
 
 # ---- C expressions ------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def test_model_file_round_trips(kernels, tmp_path):
     path = tmp_path / "kernels.model.json"
     model.save(path)
     data = json.loads(path.read_text())
-    assert data["format"] == "perfeq-model" and data["version"] == 2
+    assert data["format"] == "perfeq-model" and data["version"] == 3
     again = load_model(path)
     for key in KEYS:
         assert again.counts({"n": 300, "steps": 7}, 5)["total"][key] == pytest.approx(
@@ -157,7 +157,7 @@ def test_example_counts_at_8x_size(example_runs, name):
     model, values, measured = example_runs(name)
     predicted = model.counts({k: float(v) for k, v in values.items()}, 4)["total"]
     tolerance = 1e-12 if name in EXACT else 0.01
-    for key in ("par", "startup", "bytes"):
+    for key in ("par", "startup", "sent", "bytes"):
         # samplesort's MPI_Alltoallv sends the pieces of each rank's keys that belong to the other
         # ranks; their sizes are data (where the splitters cut), so its bytes are the fitted n / P
         # keys times the others' share (P - 1) / P: 0.9 % off at 8x on 4 ranks (messages stay exact)
@@ -380,7 +380,8 @@ def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
     profile that prices 'chain' it is refused in one line that says to rebuild it, not priced at 0."""
     model, _ = kernels
     data = model.to_dict()
-    assert data["version"] == 2 and any("chain" in item["counts"] for item in data["items"])
+    assert data["version"] == 3 and any("chain" in item["counts"] for item in data["items"])
+    data = _as_version_2(data)
     data["version"] = 1
     for item in data["items"]:
         item["counts"].pop("chain", None)
@@ -401,6 +402,31 @@ def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
         assert main([*command, "steps=10", "--machine", str(chained), "-o", str(tmp_path / "x.png"), str(old)]) != 0
         err = capsys.readouterr().err.strip()
         assert "older perfeq" in err and len(err.splitlines()) == 1, err
+
+
+def _as_version_2(data: dict) -> dict:
+    """A model file as perfeq wrote it before version 3: the messages a rank sends under 'startup', the
+    messages on the critical path under 'critical'."""
+    old_names = {"sent": "startup", "startup": "critical"}
+    items = [{**item, "counts": {old_names.get(k, k): v for k, v in item["counts"].items()}} for item in data["items"]]
+    check = {**data["self_check"], "checks": [{**c, "key": old_names.get(c["key"], c["key"])}
+                                              for c in data["self_check"]["checks"]]}
+    return {**data, "version": 2, "items": items, "self_check": check}
+
+
+def test_model_written_before_critical_path_startup(kernels, tmp_path):
+    """A version-2 model file (startup = messages sent, critical = the critical path) is read with its keys
+    renamed: the same counts under their current names, so its start-ups are the critical path's."""
+    model, _ = kernels
+    old = tmp_path / "v2.model.json"
+    old.write_text(json.dumps(_as_version_2(model.to_dict())))
+    again = load_model(old)
+    values, procs = {"n": 300, "steps": 7}, 5
+    now, before = model.counts(values, procs)["per_rank"], again.counts(values, procs)["per_rank"]
+    assert any(v > 0 for v in now["startup"]) and now["startup"] != now["sent"]
+    for key in ("startup", "sent", "bytes", "ops"):
+        assert before[key] == pytest.approx(now[key], rel=1e-12), key
+    assert {c["key"] for c in again.self_check["checks"]} == {c["key"] for c in model.self_check["checks"]}
 
 
 def test_loads_on_a_shared_node(kernels):

@@ -17,7 +17,7 @@ from conftest import tiny_calibration_apps
 
 from perfeq.cli import main
 from perfeq.examples.catalog import load_catalog
-from perfeq.fitting.regression.runs import read_runs
+from perfeq.fitting.regression.runs import MAGIC, read_runs
 from perfeq.toolchain import find_mpi, mpi_env
 from perfeq.workflows.calibrate import plan
 
@@ -86,7 +86,7 @@ def test_resuming_a_file_without_a_newer_count_column_is_refused_before_any_work
     assert main(args) == 0
     header, *rows = [line.split(",") for line in runs_path.read_text().splitlines()[1:]]
     drop = header.index("chain")
-    old = "# perfeq-runs 1\n" + "".join(",".join(f[:drop] + f[drop + 1:]) + "\n" for f in [header, *rows[:1]])
+    old = f"{MAGIC}\n" + "".join(",".join(f[:drop] + f[drop + 1:]) + "\n" for f in [header, *rows[:1]])
     runs_path.write_text(old)
     shutil.rmtree(workdir)
     capsys.readouterr()
@@ -94,6 +94,13 @@ def test_resuming_a_file_without_a_newer_count_column_is_refused_before_any_work
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(runs_path) in err and "write them to a new file" in err, err
     assert runs_path.read_text() == old and not workdir.exists()
+    # a file of perfeq-runs 1, whose 'startup' column was the messages sent, is refused alike
+    older = "# perfeq-runs 1\n" + "".join(",".join(f) + "\n" for f in [header, *rows])
+    runs_path.write_text(older)
+    assert main(args) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(runs_path) in err and "perfeq-runs 1" in err, err
+    assert runs_path.read_text() == older and not workdir.exists()
 
 
 def test_a_slurm_script_runs_without_slurm_and_its_times_import(apps, tmp_path, capsys):

@@ -118,10 +118,10 @@ def test_cost_derivative_is_the_finite_difference_of_the_predicted_time(model, m
     assert grid.method == "symbolic" and grid.expression
 
 
-def test_startup_sensitivity_counts_the_messages_of_the_slowest_rank(model, machine, equation):
+def test_startup_sensitivity_counts_the_messages_on_the_critical_path(model, machine, equation):
     grid = sensitivity_over(model, "startup", GRID, manual_profile(COSTS), machine)
     assert np.all(np.diff(grid.increase, axis=0) > 0)  # more processes, more messages per rank (Fig. 7)
-    assert "iters*mpi_sent" in grid.expression  # cg: messages per iteration, not per n
+    assert "iters*mpi_critical" in grid.expression and "mpi_sent" not in grid.expression  # cg: per iteration
     counts, _ = equation.slowest(GRID.values(GRID.sizes[0]), 8)
     assert_allclose(grid.increase[2, 0], 1e-5 * counts["startup"], rtol=1e-12)
 
@@ -233,7 +233,7 @@ def test_sensitivity_command_plot_and_json(files, tmp_path, capsys):
     ]
     assert main(args) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["wrt"] == "startup" and "mpi_sent" in data["expression"]
+    assert data["wrt"] == "startup" and "mpi_critical" in data["expression"]
     assert np.array(data["increase_s"]).shape == (6, 5) and np.array(data["elasticity"]).shape == (6, 5)
     assert plot.read_bytes().startswith(b"\x89PNG")
     svg = tmp_path / "n.svg"
@@ -357,7 +357,7 @@ def test_report_command(files, tmp_path, capsys):
     page = output.read_text()
     for section in ("equations", "machine-profile", "predictions", "plots", "fallbacks"):
         assert f'<section id="{section}">' in page
-    assert "chi_startup" in page and "5e-06*chi_startup" in page and "mpi_sent" in page
+    assert "chi_startup" in page and "5e-06*chi_startup" in page and "mpi_critical" in page
     assert "n=4096, iters=50, P=64" in page and "n=512, iters=10, P=2" in page
     images = _images(page, output.parent)
     assert len(images) == 3 and all(image.startswith(b"\x89PNG") for image in images)

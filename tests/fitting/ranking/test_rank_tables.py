@@ -121,8 +121,9 @@ def test_rank_profiles_reports_a_missing_cost_and_a_wrong_format():
         rank_profiles({"m": profile}, {"ops": 10, "bytes": 5})
     with pytest.raises(RankError, match=r"m: format is 'perfeq-model'"):
         rank_profiles({"m": {**profile, "format": "perfeq-model"}}, {"ops": 1})
-    with pytest.raises(RankError, match=r"m: perfeq-machine version 2 is not supported"):
-        rank_profiles({"m": {**profile, "version": 2}}, {"ops": 1})
+    assert rank_profiles({"m": {**profile, "version": 2}}, {"ops": 10}).predicted == pytest.approx((1e-8,), rel=1e-12)
+    with pytest.raises(RankError, match=r"m: perfeq-machine version 3 is not supported"):
+        rank_profiles({"m": {**profile, "version": 3}}, {"ops": 1})
     with pytest.raises(RankError, match=r"costs\['ops'\] has no finite numeric 'value'"):
         rank_profiles({"m": {**profile, "costs": {"ops": {"value": "fast"}}}}, {"ops": 1})
 

@@ -37,7 +37,8 @@ def test_fitted_profile_round_trips_exactly(tmp_path, fitted):
     data = json.loads(path.read_text(encoding="utf-8"))
     assert (data["format"], data["version"], data["source"]) == (FORMAT, VERSION, "fit")
     assert list(data["costs"]) == ["ops", "startup", "bytes", "const"]
-    assert set(data["costs"]["ops"]) == {"value", "stderr", "ci_low", "ci_high", "p_value"}
+    assert set(data["costs"]["ops"]) == {"value", "stderr", "ci_low", "ci_high", "p_value", "source"}
+    assert {entry["source"] for entry in data["costs"].values()} == {"fit"}
     assert data["covariance"]["ops"]["bytes"] == data["covariance"]["bytes"]["ops"]
     counts = {"ops": 1e9, "startup": 100, "bytes": 1e6}
     assert_allclose(
@@ -76,9 +77,30 @@ def test_manual_profile_round_trips_and_has_no_statistics(tmp_path):
     save_profile(profile, path)
     assert load_profile(path) == profile
     assert json.loads(path.read_text(encoding="utf-8"))["costs"] == {
-        "ops": {"value": 1e-9},
-        "startup": {"value": 5e-6},
+        "ops": {"value": 1e-9, "source": "manual"},
+        "startup": {"value": 5e-6, "source": "manual"},
     }
+
+
+def test_costs_keep_their_own_source_and_version_1_files_take_the_profile_s(tmp_path, fitted):
+    """Version 2: each cost says where it comes from (fit, manual, probe); a version 1 file has no such
+    field and every cost comes from the profile's source."""
+    data = fitted.to_dict()
+    data["costs"]["startup"]["source"] = "probe"
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    mixed = load_profile(path)
+    assert [mixed.cost_source(name) for name in mixed.names] == ["fit", "probe", "fit", "fit"]
+    save_profile(mixed, path)
+    assert load_profile(path) == mixed
+    old = fitted.to_dict()
+    old["version"] = 1
+    for entry in old["costs"].values():
+        del entry["source"]
+    path.write_text(json.dumps(old), encoding="utf-8")
+    older = load_profile(path)
+    assert older == fitted and older.format_version == 1
+    assert {older.cost_source(name) for name in older.names} == {"fit"}
 
 
 def test_minimal_hand_written_profile_from_the_docs_is_valid(tmp_path):
@@ -107,7 +129,8 @@ def test_manual_profile_refuses_bad_costs(values, message):
     ("edit", "message"),
     [
         (lambda d: d.update(format="other"), "not a machine profile"),
-        (lambda d: d.update(version=2), "version 2 is not supported"),
+        (lambda d: d.update(version=3), "version 3 is not supported"),
+        (lambda d: d["costs"]["ops"].update(source="vendor"), r"costs.ops: 'source' is 'vendor'"),
         (lambda d: d["costs"]["ops"].update(value="fast"), r"costs.ops: 'value' is 'fast'"),
         (lambda d: d["covariance"].pop("bytes"), r"covariance: 'bytes' is missing"),
         (lambda d: d.update(weighting="log"), "'weighting' is 'log'"),

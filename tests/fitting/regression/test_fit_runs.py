@@ -36,6 +36,21 @@ def test_reads_a_documented_example(tmp_path):
     assert parse_params(run.params) == {"n": "512", "steps": "10"}
 
 
+def test_version_1_files_are_read_where_startup_means_the_same(tmp_path):
+    """perfeq-runs 1 stored messages sent under 'startup': a file without the column, or with zeros only
+    (P = 1), reads as before; one with messages is refused (test above), unless it is to be recounted;
+    and runs are not appended to such a file.  A file without the first line is the current version."""
+    path = _write(tmp_path, "# perfeq-runs 1", "app,params,procs,time_s,ops,startup", "a,n=1,1,0.5,10,3",
+                  "a,n=1,2,0.5,10,0")
+    assert read_runs(path)[0].counts == {"ops": 10.0, "startup": 3.0}  # on one process both counts agree
+    path = _write(tmp_path, "# perfeq-runs 1", HEADER, ROW)
+    assert read_runs(path, recount=True)[0].counts["startup"] == 120.0
+    (run,) = read_runs(_write(tmp_path, HEADER, ROW))
+    with pytest.raises(FitError, match="perfeq-runs 1, whose 'startup' column counts the messages a rank sends"):
+        append_runs(_write(tmp_path, "# perfeq-runs 1", HEADER, ROW), [run])
+    assert len(read_runs(_write(tmp_path, "# perfeq-runs 1", HEADER, ROW), recount=True)) == 1
+
+
 def test_write_then_read_round_trips(tmp_path):
     runs = synthetic_runs(5, np.random.default_rng(0))
     path = tmp_path / "runs.csv"
@@ -66,7 +81,8 @@ def test_magic_line_is_optional_and_optional_columns_default(tmp_path):
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        (["# perfeq-runs 2", HEADER, ROW], r"runs.csv:1: format version 2 is not supported"),
+        (["# perfeq-runs 3", HEADER, ROW], r"runs.csv:1: format version 3 is not supported"),
+        (["# perfeq-runs 1", HEADER, ROW], r"runs.csv:1: perfeq-runs 1: its 'startup' column counts the messages"),
         ([MAGIC, HEADER.replace("ops", "megaflops"), ROW], r"runs.csv:2: unknown column 'megaflops'"),
         ([MAGIC, HEADER.replace("time_s", "seconds"), ROW], r"runs.csv:2: unknown column 'seconds'"),
         ([MAGIC, "app,params,procs,time_s", "a,,1,1.0"], r"runs.csv:2: no count column"),

@@ -230,10 +230,11 @@ def test_a_prediction_says_where_it_leaves_the_calibrated_box(profile):
     assert json.loads(json.dumps(outside.to_dict()))["warnings"] == list(outside.warnings)
     ops_only = manual_profile({"ops": 1e-9})
     unpriced = predict(ops_only, {"ops": 2e9}, procs=64, all_counts={**COUNTS, "bytes": 0.0})
-    assert unpriced.warnings == ("the costs come from a hand-written profile (perfeq machine-profile), not from runs "
-                                 "measured on the machine: nothing says how far this prediction can be trusted",
-                                 "4e+03 startup on the slowest rank are not priced (counted as 0 s): the profile "
-                                 "has no 'startup' cost; calibrate on more processes to price messages")
+    assert unpriced.warnings[0] == ("the costs come from a hand-written profile (perfeq machine-profile), not from "
+                                    "runs measured on the machine: nothing says how far this prediction can be trusted")
+    assert unpriced.warnings[1].startswith("MESSAGES NOT PRICED: the slowest rank's 4,000 messages on the critical "
+                                           "path ('startup') count as 0 s") and len(unpriced.warnings) == 2
+    assert unpriced.unpriced == {"startup": 4000.0}
 
 
 def test_a_working_set_beyond_the_calibrated_cache_levels_is_said():

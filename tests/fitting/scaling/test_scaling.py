@@ -274,8 +274,8 @@ def test_bad_number_names_file_and_line():
 
 def test_other_runs_versions_and_unknown_columns_are_refused(tmp_path):
     newer = tmp_path / "runs.csv"
-    newer.write_text("# perfeq-runs 2\napp,params,procs,threads,rep,time_s\nx,,1,1,0,1.0\n")
-    with pytest.raises(UsageError, match="runs.csv:1: perfeq-runs version 2"):
+    newer.write_text("# perfeq-runs 3\napp,params,procs,threads,rep,time_s\nx,,1,1,0,1.0\n")
+    with pytest.raises(UsageError, match="runs.csv:1: perfeq-runs version 3"):
         read_scaling_csv(newer)
     other = tmp_path / "other.csv"
     other.write_text("a,b\n1,2\n")
