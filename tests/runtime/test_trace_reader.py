@@ -86,8 +86,8 @@ def _lines(records: list[dict[str, Any]]) -> list[str]:
     [
         (lambda lines: lines[:2] + ["{garbage"] + lines[2:], r"prog\.trace:3: not JSON: "),
         (lambda lines: lines[:2] + ["[1, 2]"] + lines[2:], r"prog\.trace:3: expected a JSON object, got list"),
-        (lambda lines: [lines[0].replace('"version": 1', '"version": 2')] + lines[1:],
-         r"prog\.trace:1: trace version 2 is not supported; this perfeq reads version 1"),
+        (lambda lines: [lines[0].replace("\"version\": 1", "\"version\": 3")] + lines[1:],
+         r"prog\.trace:1: trace version 3 is not supported; this perfeq reads versions 1 and 2"),
         (lambda lines: [lines[0].replace("perfeq-trace", "other")] + lines[1:], r"prog\.trace:1: not a perfeq trace"),
         (lambda lines: lines[1:], r"prog\.trace:1: the first record must be the header, not 'unit'"),
         (lambda lines: lines[:-1] + [lines[-1].replace('"records": 10', '"records": 9')],
