@@ -94,6 +94,7 @@ class TimeStats:
     min: float
     max: float
     bins: tuple[tuple[int, int], ...] = ()
+    sdiff2: float | None = None  # sum of squared differences of consecutive times (None: not recorded)
 
     @property
     def mean(self) -> float:
@@ -106,15 +107,25 @@ class TimeStats:
             return 0.0
         return max(self.sum2 - self.sum * self.sum / self.n, 0.0) / (self.n - 1)
 
+    @property
+    def successive_variance(self) -> float | None:
+        """Von Neumann's estimate of the variance from consecutive differences, sdiff2 / (2 (n - 1)):
+        a trend over the calls (more work at early steps) barely enters it, random spread does."""
+        if self.sdiff2 is None or self.n < 2:
+            return None
+        return self.sdiff2 / (2.0 * (self.n - 1))
+
     def merge(self, other: TimeStats) -> TimeStats:
-        """The statistics of both sets of times."""
+        """The statistics of both sets of times (``sdiff2`` adds up: the junction's one difference is
+        left out, as if the sets were two runs)."""
         if not self.n or not other.n:
             return self if self.n else other
         bins: dict[int, int] = dict(self.bins)
         for k, count in other.bins:
             bins[k] = bins.get(k, 0) + count
+        sdiff2 = None if self.sdiff2 is None or other.sdiff2 is None else self.sdiff2 + other.sdiff2
         return TimeStats(self.n + other.n, self.sum + other.sum, self.sum2 + other.sum2, min(self.min, other.min),
-                         max(self.max, other.max), tuple(sorted(bins.items())))
+                         max(self.max, other.max), tuple(sorted(bins.items())), sdiff2)
 
 
 @dataclass(frozen=True)
@@ -469,11 +480,11 @@ def _times(entry: Any, name: str, where: str) -> TimeStats | None:
     """An MPI record's ``burst`` or ``inside`` object (absent or null: None)."""
     if entry is None:
         return None
-    bad = f"{where}: mpi field {name!r} should be {{n, sum, sum2, min, max, bins}}"
+    bad = f"{where}: mpi field {name!r} should be {{n, sum, sum2, sdiff2, min, max, bins}}"
     if not isinstance(entry, dict) or not _is(entry.get("n"), _INT) or not isinstance(entry.get("bins", []), list):
         raise TraceError(f"{bad}, not {entry!r}")
     numbers = []
-    for key in ("sum", "sum2", "min", "max"):
+    for key in ("sum", "sum2", "min", "max", *(("sdiff2",) if "sdiff2" in entry else ())):
         value = entry.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise TraceError(f"{bad}: {key!r} is {value!r}")
@@ -483,7 +494,7 @@ def _times(entry: Any, name: str, where: str) -> TimeStats | None:
         if not (isinstance(item, list) and len(item) == 2 and all(_is(x, _INT) and x >= 0 for x in item)):
             raise TraceError(f"{bad}: bad bin {item!r} (expected [k, count])")
         bins.append((item[0], item[1]))
-    return TimeStats(entry["n"], *numbers, tuple(bins))
+    return TimeStats(entry["n"], *numbers[:4], tuple(bins), numbers[4] if len(numbers) > 4 else None)
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:

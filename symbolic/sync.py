@@ -18,7 +18,8 @@ import sympy as sp
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.runtime.trace import TimeStats
 
-Moments = tuple[int, float, float, float, float]  # n, sum, sum2, min, max (seconds)
+# n, sum, sum2, min, max (seconds), and sdiff2 (sum of squared consecutive differences; -1: unknown)
+Moments = tuple[int, float, float, float, float, float]
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,12 @@ class SyncSite:
 
 
 def _moments(item) -> Moments:
-    n, total, squares, low, high = item
-    return int(n), float(total), float(squares), float(low), float(high)
+    n, total, squares, low, high, *rest = item
+    return int(n), float(total), float(squares), float(low), float(high), float(rest[0]) if rest else -1.0
+
+
+def _row(stats: TimeStats) -> Moments:
+    return (stats.n, stats.sum, stats.sum2, stats.min, stats.max, -1.0 if stats.sdiff2 is None else stats.sdiff2)
 
 
 def _stats(records) -> TimeStats | None:
@@ -86,8 +91,8 @@ def measured_run(trace: int, procs: int, params: dict, by_rank: dict[int, list])
         i = _stats(record.inside for record in by_rank[rank])
         if b is None or i is None:
             continue
-        burst.append((b.n, b.sum, b.sum2, b.min, b.max))
-        inside.append((i.n, i.sum, i.sum2, i.min, i.max))
+        burst.append(_row(b))
+        inside.append(_row(i))
         for k, count in b.bins:
             bins[k] = bins.get(k, 0) + count
     if not burst:

@@ -98,13 +98,22 @@ class Bursts:
 
 
 def pooled(moments) -> Bursts | None:
-    """:class:`Bursts` from per-rank moments ``(n, sum, sum2, min, max)``; None without bursts."""
+    """:class:`Bursts` from per-rank moments ``(n, sum, sum2, min, max, sdiff2)``; None without bursts.
+
+    The variance within ranks is von Neumann's, from the squared differences of consecutive bursts
+    (sdiff2 / 2 per difference), when the trace has them: a trend over the calls (a Gaussian
+    elimination's shrinking steps, the same on every rank, which no rank waits for) barely enters
+    it, random spread does fully.  Without them (sdiff2 < 0), the plain variance about each rank's mean.
+    """
     moments = [m for m in moments if m[0] > 0]
     if not moments:
         return None
     count = sum(m[0] for m in moments)
-    within = sum(max(m[2] - m[1] * m[1] / m[0], 0.0) for m in moments)
     dof = sum(m[0] - 1 for m in moments)
+    if all(len(m) > 5 and m[5] >= 0 for m in moments):
+        within = sum(m[5] for m in moments) / 2.0
+    else:
+        within = sum(max(m[2] - m[1] * m[1] / m[0], 0.0) for m in moments)
     return Bursts(mean=sum(m[1] for m in moments) / count, variance=within / dof if dof > 0 else 0.0,
                   minimum=min(m[3] for m in moments), maximum=max(m[4] for m in moments), dof=dof,
                   per_rank_total=sum(m[1] for m in moments) / len(moments))
@@ -187,6 +196,21 @@ def scaled_sites(model, values, procs: int, threads: int, compute_seconds: float
     return sites, skipped, name
 
 
+def spread_error(site: ScaledSite) -> float:
+    """Relative standard error of the wait from estimating the bursts' spread: the wait of a
+    location-scale family is proportional to sigma, and sigma estimated from dof squared differences
+    has a relative error of about sqrt((kurtosis - 1) / (4 n_eff)), n_eff = 2/3 dof for von Neumann's
+    estimator (its efficiency for normal data); the kurtosis is the fitted distribution's."""
+    task = site.task
+    variance = task.variance
+    if variance <= 0 or site.dof < 1:
+        return 0.0
+    mean = task.mean
+    central = (task.moment(4) - 4 * mean * task.moment(3) + 6 * mean**2 * task.moment(2) - 3 * mean**4)
+    kurtosis = max(central / variance**2, 1.0)
+    return math.sqrt((kurtosis - 1.0) * 3.0 / (8.0 * site.dof))
+
+
 def site_wait(site: ScaledSite, synchronisation: str, procs: int) -> tuple[float, float, str, tuple[str, ...]]:
     """(total wait over the site's calls, its variance, the method, warnings) at ``procs`` ranks."""
     if procs < 2 or site.task.variance <= 0:
@@ -221,7 +245,7 @@ def synchronisation_term(model, values, procs: int, threads: int, compute_second
         seconds, variance, method, warnings = site_wait(scaled, site.synchronisation, procs)
         notes.extend(warning for warning in warnings if warning not in notes)
         terms.append(SiteTerm(site.label, site.call, site.synchronisation, scaled.calls, scaled.mean, scaled.cv,
-                              seconds / scaled.calls, seconds, variance, abs(seconds) / math.sqrt(2.0 * scaled.dof),
+                              seconds / scaled.calls, seconds, variance, abs(seconds) * spread_error(scaled),
                               method))
     seconds = sum(term.seconds for term in terms)
     variance = sum(term.variance for term in terms)

@@ -68,7 +68,8 @@ typedef struct perfeq__slab {
 typedef struct perfeq__times {
     perfeq_count_t n;
     double sum, sum2;            /* seconds, seconds squared */
-    unsigned long long min, max; /* nanoseconds */
+    double sdiff2;               /* sum of squared differences of consecutive times (von Neumann) */
+    unsigned long long min, max, last; /* nanoseconds */
     perfeq_count_t bins[PERFEQ__TIME_BINS];
 } perfeq__times_t;
 
@@ -814,6 +815,11 @@ static void perfeq__add_time(perfeq__times_t *times, unsigned long long ns)
     int bin = ns ? 63 - __builtin_clzll(ns) : 0; /* floor(log2 ns) */
     if (bin > PERFEQ__TIME_BINS - 1)
         bin = PERFEQ__TIME_BINS - 1;
+    if (times->n) {
+        double step = seconds - (double)times->last * 1e-9;
+        times->sdiff2 += step * step;
+    }
+    times->last = ns;
     if (times->n == 0 || ns < times->min)
         times->min = ns;
     if (ns > times->max)
@@ -1026,7 +1032,7 @@ static void perfeq__open_trace(void)
     fflush(f);
 }
 
-/* "name":{"n":..,"sum":..,"sum2":..,"min":..,"max":..,"bins":[[k,count],...]} (seconds; bins sparse) */
+/* "name":{"n":..,"sum":..,"sum2":..,"sdiff2":..,"min":..,"max":..,"bins":[[k,count],...]} (seconds; bins sparse) */
 static void perfeq__put_times(FILE *f, const char *name, const perfeq__times_t *times)
 {
     int k, any = 0;
@@ -1034,6 +1040,8 @@ static void perfeq__put_times(FILE *f, const char *name, const perfeq__times_t *
     perfeq__put_double(f, times->sum);
     fputs(",\"sum2\":", f);
     perfeq__put_double(f, times->sum2);
+    fputs(",\"sdiff2\":", f);
+    perfeq__put_double(f, times->sdiff2);
     fputs(",\"min\":", f);
     perfeq__put_double(f, (double)times->min * 1e-9);
     fputs(",\"max\":", f);

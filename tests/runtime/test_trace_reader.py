@@ -214,3 +214,22 @@ def test_merged_records_need_a_rank(tmp_path: Path) -> None:
     (tmp_path / "m.trace").write_text("\n".join(lines) + "\n")
     with pytest.raises(TraceError, match=r"m\.trace:4: record without its rank in a merged trace"):
         read_trace(tmp_path / "m.trace")
+
+
+def test_reads_the_times_of_version_2(tmp_path: Path) -> None:
+    records = rank_records()
+    records[0]["version"] = 2
+    times = {"n": 3, "sum": 0.006, "sum2": 1.4e-05, "sdiff2": 2e-06, "min": 0.001, "max": 0.003,
+             "bins": [[19, 1], [20, 1], [21, 1]]}
+    records[5] = {**records[5], "burst": times, "inside": {**times, "sum": 0.003}}
+    trace = read_trace(write(tmp_path / "prog.trace", records))
+    (record,) = trace.ranks[0].contexts[0].mpi
+    assert record.burst.n == 3 and record.burst.mean == pytest.approx(0.002)
+    assert record.burst.variance == pytest.approx((1.4e-05 - 0.006**2 / 3) / 2)
+    assert record.burst.successive_variance == pytest.approx(2e-06 / 4)
+    assert record.burst.bins == ((19, 1), (20, 1), (21, 1)) and record.inside.sum == 0.003
+    merged = record.burst.merge(record.burst)
+    assert (merged.n, merged.bins[0], merged.sdiff2) == (6, (19, 2), 4e-06)
+    records[5]["burst"] = {**times, "min": -1}
+    with pytest.raises(TraceError, match=r"bad\.trace:6: mpi field 'burst' should be .*'min' is -1"):
+        read_trace(write(tmp_path / "bad.trace", records))
