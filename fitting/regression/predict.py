@@ -401,18 +401,21 @@ def with_synchronisation(prediction: Prediction, term) -> Prediction:
     """``prediction`` with the synchronisation term (a SyncTerm) added: its own contribution line
     ``sync`` (standard error: its run-to-run spread and the estimation of the bursts' spread), the
     time and both intervals moved by its seconds, the confidence interval of the mean widened by its
-    estimation error and the prediction interval by its whole standard error (in quadrature)."""
+    estimation error and the prediction interval by its whole standard error (in quadrature), neither
+    reaching below the deterministic interval's low end (a wait is not negative)."""
     seconds = term.seconds
     time_s = prediction.time_s + seconds
     quantile = float(stats.norm.ppf(0.5 + prediction.level / 2.0))
 
-    def widened(interval: tuple[float, float] | None, extra: float) -> tuple[float, float] | None:
+    def widened(interval: tuple[float, float] | None, extra: float, floor: float) -> tuple[float, float] | None:
+        """Moved by the term's seconds and widened by ``extra`` in quadrature; never below the
+        deterministic interval's low end plus ``floor`` (a wait is not negative)."""
         if interval is None:
             return None
         low, high = interval
         below = math.hypot(prediction.time_s - low, quantile * extra)
         above = math.hypot(high - prediction.time_s, quantile * extra)
-        return max(time_s - below, 0.0), time_s + above
+        return max(time_s - below, low + floor), time_s + above
 
     contributions = tuple(dataclasses.replace(part, percent=_percent(part.seconds, time_s))
                           for part in prediction.contributions)
@@ -421,8 +424,8 @@ def with_synchronisation(prediction: Prediction, term) -> Prediction:
         dataclasses.replace(part, percent=_percent(part.seconds, time_s)) for part in prediction.blocks)
     return dataclasses.replace(
         prediction, time_s=time_s, contributions=contributions, blocks=blocks,
-        mean_interval=widened(prediction.mean_interval, term.estimation_stderr),
-        prediction_interval=widened(prediction.prediction_interval, term.stderr),
+        mean_interval=widened(prediction.mean_interval, term.estimation_stderr, 0.0),
+        prediction_interval=widened(prediction.prediction_interval, term.stderr, term.interval[0]),
         synchronisation=term.to_dict(), warnings=prediction.warnings + term.warnings)
 
 

@@ -99,7 +99,7 @@ def test_model_file_round_trips(kernels, tmp_path):
     path = tmp_path / "kernels.model.json"
     model.save(path)
     data = json.loads(path.read_text())
-    assert data["format"] == "perfeq-model" and data["version"] == 2
+    assert data["format"] == "perfeq-model" and data["version"] == 3
     again = load_model(path)
     for key in KEYS:
         assert again.counts({"n": 300, "steps": 7}, 5)["total"][key] == pytest.approx(
@@ -380,7 +380,7 @@ def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
     profile that prices 'chain' it is refused in one line that says to rebuild it, not priced at 0."""
     model, _ = kernels
     data = model.to_dict()
-    assert data["version"] == 2 and any("chain" in item["counts"] for item in data["items"])
+    assert data["version"] == 3 and any("chain" in item["counts"] for item in data["items"])
     data["version"] = 1
     for item in data["items"]:
         item["counts"].pop("chain", None)
