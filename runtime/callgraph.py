@@ -11,7 +11,7 @@ Exports: a text tree, a JSON dict, and Hatchet's literal format (``GraphFrame.fr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from perfeq.errors import UsageError
@@ -158,7 +158,7 @@ class CallNode:
             "ops_inclusive": self.ops_inclusive,
             "counters": {str(slot): count for slot, count in sorted(self.counters.items())},
             "values": {str(slot): vars(stat) for slot, stat in sorted(self.values.items())},
-            "mpi": [{"rank": rank, **vars(record)} for rank, record in self.mpi],
+            "mpi": [{"rank": rank, **asdict(record)} for rank, record in self.mpi],
             "by_rank": {str(rank): {"calls": c.calls, "regions": c.regions,
                                     "counters": {str(s): n for s, n in sorted(c.counters.items())}}
                         for rank, c in sorted(self.by_rank.items())},
@@ -229,7 +229,7 @@ class CallGraph:
     def to_dict(self) -> dict[str, Any]:
         return {"program": self.program, "ranks": list(self.ranks),
                 "roots": [root.to_dict() for root in self.roots],
-                "unattributed_mpi": [{"rank": rank, **vars(record)} for rank, record in self.orphan_mpi]}
+                "unattributed_mpi": [{"rank": rank, **asdict(record)} for rank, record in self.orphan_mpi]}
 
     def to_literal(self) -> list[dict[str, Any]]:
         """Hatchet's literal format: ``hatchet.GraphFrame.from_literal(graph.to_literal())``.

@@ -1,13 +1,15 @@
-"""The perfeq trace: format "perfeq-trace" version 1 (JSON Lines), its records and its reader.
+"""The perfeq trace: format "perfeq-trace" version 2 (JSON Lines), its records and its reader.
 
 Part of perfeq stage 2 (runtime/).  The C runtime writes one trace per rank (``c/perfeq_rt.c``);
 ``perfeq run`` merges them into one trace (runtime/merge.py); :func:`read_trace` reads either kind
 into plain data (:class:`Trace`) for the call graph and the counts.  The format is documented field
-by field in ``docs/trace.md``.  Kept whole (about 450 lines): the record classes, the field schema
+by field in ``docs/trace.md``.  Kept whole (about 510 lines): the record classes, the field schema
 and the reader that checks it are one format and change together.
 
 Errors in a trace raise :class:`~perfeq.errors.TraceError` with ``file:line:``; a trace without
-footer (the program crashed) is read with a one-line warning and marked incomplete.
+footer (the program crashed) is read with a one-line warning and marked incomplete.  Version 1
+traces (written before synchronising MPI calls were timed) are read too: their MPI records carry
+no times.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any, TextIO
 from perfeq.errors import TraceError
 
 TRACE_FORMAT = "perfeq-trace"
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # what this perfeq writes
+READ_VERSIONS = (1, 2)  # what it reads: version 2 added the optional times of MPI records
 
 
 class IncompleteTraceWarning(UserWarning):
@@ -81,8 +84,57 @@ class ValueStat:
 
 
 @dataclass(frozen=True)
+class TimeStats:
+    """Moments of a set of times in seconds (compute bursts, time inside MPI calls) and their log2
+    histogram: ``bins[k]`` counts the times in [2^k, 2^(k+1)) ns (bin 0 also 0 ns)."""
+
+    n: int
+    sum: float
+    sum2: float
+    min: float
+    max: float
+    bins: tuple[tuple[int, int], ...] = ()
+    sdiff2: float | None = None  # sum of squared differences of consecutive times (None: not recorded)
+
+    @property
+    def mean(self) -> float:
+        return self.sum / self.n if self.n else 0.0
+
+    @property
+    def variance(self) -> float:
+        """The sample variance (0 for fewer than two times)."""
+        if self.n < 2:
+            return 0.0
+        return max(self.sum2 - self.sum * self.sum / self.n, 0.0) / (self.n - 1)
+
+    @property
+    def successive_variance(self) -> float | None:
+        """Von Neumann's estimate of the variance from consecutive differences, sdiff2 / (2 (n - 1)):
+        a trend over the calls (more work at early steps) barely enters it, random spread does."""
+        if self.sdiff2 is None or self.n < 2:
+            return None
+        return self.sdiff2 / (2.0 * (self.n - 1))
+
+    def merge(self, other: TimeStats) -> TimeStats:
+        """The statistics of both sets of times (``sdiff2`` adds up: the junction's one difference is
+        left out, as if the sets were two runs)."""
+        if not self.n or not other.n:
+            return self if self.n else other
+        bins: dict[int, int] = dict(self.bins)
+        for k, count in other.bins:
+            bins[k] = bins.get(k, 0) + count
+        sdiff2 = None if self.sdiff2 is None or other.sdiff2 is None else self.sdiff2 + other.sdiff2
+        return TimeStats(self.n + other.n, self.sum + other.sum, self.sum2 + other.sum2, min(self.min, other.min),
+                         max(self.max, other.max), tuple(sorted(bins.items())), sdiff2)
+
+
+@dataclass(frozen=True)
 class MPIRecord:
-    """The calls of one MPI function at one site of one context, with one communicator shape."""
+    """The calls of one MPI function at one site of one context, with one communicator shape.
+
+    ``burst`` and ``inside`` (trace version 2, synchronising calls only; None otherwise): the compute
+    before each call, from the return of the rank's previous synchronising call (or of MPI_Init) to
+    this call's entry, and the time inside the call (wait and transfer)."""
 
     call: str
     site: int | None
@@ -92,6 +144,8 @@ class MPIRecord:
     comm_size: int | None
     comm_rank: int | None
     root: int | None
+    burst: TimeStats | None = None
+    inside: TimeStats | None = None
 
     @property
     def is_root(self) -> bool:
@@ -233,9 +287,10 @@ def _check_fields(record: dict[str, Any], where: str) -> None:
 def _check_header(record: dict[str, Any], where: str) -> None:
     if record["format"] != TRACE_FORMAT:
         raise TraceError(f"{where}: not a perfeq trace (format {record['format']!r})")
-    if record["version"] != TRACE_VERSION:
+    if record["version"] not in READ_VERSIONS:
+        readable = " and ".join(map(str, READ_VERSIONS))
         raise TraceError(f"{where}: trace version {record['version']} is not supported; this perfeq reads "
-                         f"version {TRACE_VERSION}: use the perfeq that wrote it, or record the run again")
+                         f"versions {readable}: use the perfeq that wrote it, or record the run again")
 
 
 # ---- streaming reader -------------------------------------------------------------------------
@@ -407,7 +462,8 @@ class _Builder:
 
     def _add_mpi(self, rank: RankTrace, record: dict[str, Any], where: str) -> None:
         mpi = MPIRecord(record["call"], record["site"], record["calls"], record["elements"], record["bytes"],
-                        record["comm_size"], record["comm_rank"], record["root"])
+                        record["comm_size"], record["comm_rank"], record["root"],
+                        _times(record.get("burst"), "burst", where), _times(record.get("inside"), "inside", where))
         if record["context"] is None:
             rank.orphan_mpi.append(mpi)
         else:
@@ -418,6 +474,27 @@ class _Builder:
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise TraceError(f"{where}: parameter {key!r} should be a number, not {value!r}")
             rank.params[key] = value
+
+
+def _times(entry: Any, name: str, where: str) -> TimeStats | None:
+    """An MPI record's ``burst`` or ``inside`` object (absent or null: None)."""
+    if entry is None:
+        return None
+    bad = f"{where}: mpi field {name!r} should be {{n, sum, sum2, sdiff2, min, max, bins}}"
+    if not isinstance(entry, dict) or not _is(entry.get("n"), _INT) or not isinstance(entry.get("bins", []), list):
+        raise TraceError(f"{bad}, not {entry!r}")
+    numbers = []
+    for key in ("sum", "sum2", "min", "max", *(("sdiff2",) if "sdiff2" in entry else ())):
+        value = entry.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise TraceError(f"{bad}: {key!r} is {value!r}")
+        numbers.append(float(value))
+    bins = []
+    for item in entry.get("bins", []):
+        if not (isinstance(item, list) and len(item) == 2 and all(_is(x, _INT) and x >= 0 for x in item)):
+            raise TraceError(f"{bad}: bad bin {item!r} (expected [k, count])")
+        bins.append((item[0], item[1]))
+    return TimeStats(entry["n"], *numbers[:4], tuple(bins), numbers[4] if len(numbers) > 4 else None)
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:

@@ -34,12 +34,14 @@ from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
+from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
 
 FORMAT = "perfeq-model"
 # 2: items carry "chain" (chained flops); version 1 files are read without it.
 # 3: "startup" is the messages on the critical path (the count the start-up cost prices) and "sent" the
 # messages this rank sends; versions 1 and 2 stored these as "critical" and "startup", renamed on reading.
-VERSION = 3
+# 4: "sync", the synchronising MPI call sites with their measured compute bursts; older files have none.
+VERSION = 4
 COUNT_KEYS = ("ops", "ops_total", "par", "startup", "bytes", "sent", *chimod.OP_KINDS, "branch", "shared")
 # count keys of a version 1 or 2 file -> their name since version 3
 _RENAMED_BEFORE_3 = {"startup": "sent", "critical": "startup"}
@@ -83,6 +85,7 @@ class CostModel:
     # counts a model file written by an older perfeq does not carry (version 1: "chain")
     missing: tuple[str, ...] = ()
     digest: str = ""  # the program's identity: program_digest of its instrumented units ("" when unknown)
+    sync: list[SyncSite] = field(default_factory=list)  # synchronising MPI call sites (symbolic/sync.py)
     _compiled: dict = field(default_factory=dict, repr=False)
 
     def require(self, *keys: str) -> None:
@@ -176,6 +179,17 @@ class CostModel:
         out["slowest"] = {key: out["per_rank"][key][slowest] for key in out["per_rank"]}
         return out
 
+    def site_calls(self, index: int, values: dict[str, float], procs: int, threads: int = 1) -> float:
+        """Calls of synchronising site ``index`` on the rank that calls it most (the critical path's)."""
+        self.check_values({**values, "P": procs})
+        key = ("sync", index)
+        if key not in self._compiled:
+            self._compiled[key] = sp.lambdify(self.arguments, self.sync[index].calls, modules="numpy")
+        args = [float(values[name]) for name in self.parameters] + [procs, threads, np.arange(procs)]
+        with np.errstate(all="ignore"):
+            result = np.broadcast_to(np.asarray(self._compiled[key](*args), dtype=float), (procs,))
+        return float(np.nanmax(result)) if procs else 0.0
+
     def grid(self, key: str, parameter: str, sizes, procs, fixed: dict[str, float], threads: int = 1) -> np.ndarray:
         """One chi key of the slowest rank over sizes x procs, shape (len(procs), len(sizes)).
 
@@ -238,6 +252,10 @@ class CostModel:
             ],
             "nests": [{**n, **{k: {"srepr": sp.srepr(n[k]), "text": str(n[k])} for k in ("footprint", "accesses", "executions")}}
                       for n in self.nests],
+            "sync": [{"unit": site.unit, "id": site.id, "line": site.line, "function": site.function,
+                      "context": site.context, "call": site.call, "synchronisation": site.synchronisation,
+                      "calls": {"srepr": sp.srepr(site.calls), "text": str(site.calls)},
+                      "runs": [run.to_dict() for run in site.runs]} for site in self.sync],
         }
 
     def save(self, path: Path) -> None:
@@ -266,7 +284,7 @@ def load_model(path: str | Path) -> CostModel:
             raise UsageError(f"{path} is a trace, not a model: build one with 'perfeq model {path}' "
                              f"(or see the run's own counts with 'perfeq counts --trace {path}')") from None
         raise
-    data = check_document(data, path, FORMAT, (1, 2, VERSION), error=ModelError, what="perfeq model")
+    data = check_document(data, path, FORMAT, (1, 2, 3, VERSION), error=ModelError, what="perfeq model")
     namespace = _namespace()
 
     def expr(entry: dict) -> sp.Expr:
@@ -284,11 +302,16 @@ def load_model(path: str | Path) -> CostModel:
                        signature_from_dict(i["signature"], expr) if i.get("signature") else {})
              for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
+    try:
+        sync = [SyncSite(s["unit"], s["id"], s["line"], s["function"], s["context"], s["call"], s["synchronisation"],
+                         expr(s["calls"]), [SiteRun.from_dict(run) for run in s["runs"]]) for s in data.get("sync", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{path}: a synchronising call site cannot be read: {type(exc).__name__}: {exc}") from None
     return CostModel(data["program"], data["parameters"], items, nests, data.get("fallbacks", []),
                      data.get("traces", []), data.get("runs", []), data.get("unused_candidates", []),
                      _renamed_check(data.get("self_check", {}), renamed),
                      missing=("chain",) if data["version"] == 1 else (),
-                     digest=str(data.get("digest", "")))
+                     digest=str(data.get("digest", "")), sync=sync)
 
 
 def _renamed_check(check: dict, renamed: dict[str, str]) -> dict:
@@ -355,6 +378,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
                 sent, nbytes, critical = cc.comms[comm.id]
                 items.append(_model_item(chimod.comm_item(unit, comm, sent, nbytes, critical, context)))
                 items[-1].signature = {"call": comm.call, "calls": sp.sympify(cc.blocks.get(comm.block, 0))}
+    sync = _sync_sites(counter, contexts, runs, primary)
     items = [it for it in items if any(v != 0 for v in it.counts.values())]
     for it in items:
         it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) else v for k, v in it.counts.items()}
@@ -370,12 +394,40 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
         unused=unused,
         digest=program_digest(unit.digest for unit in run.units.values()),
+        sync=sync,
     )
     if check:
         fidelity = fidelity_check.self_check(model, runs, traces)
         fidelity.held_out = fidelity_check.leave_one_out(traces, build_model, params)
         model.self_check = fidelity.to_dict()
     return model
+
+
+def _sync_sites(counter: CountModel, contexts, runs: list[RunObservation], primary: RunObservation) -> list[SyncSite]:
+    """The synchronising MPI call sites of every context: calls per rank (an expression) and the
+    compute bursts each training run measured there (symbolic/sync.py)."""
+    sites = []
+    for cc in contexts:
+        unit = cc.unit.data
+        context = " > ".join(counter.run.units[u].functions[f].name for u, f, _ in _path_parts(cc.obs))
+        for comm in unit.comms:
+            kind = synchronising(comm.call)
+            if kind is None or comm.id not in cc.comms or comm.block is None:
+                continue
+            calls = cc.blocks.get(comm.block)
+            if calls is None:
+                calls = counter.total(cc.obs, cc.unit, comm.block)
+            site = SyncSite(unit.source, comm.id, comm.line, unit.functions[comm.function].name, context, comm.call,
+                            kind, sp.nsimplify(sp.expand(calls)) if not calls.has(sp.Function) else calls)
+            for run, node in counter._same_context(cc.obs):
+                original = primary if run is counter.run else run
+                index = next(i for i, r in enumerate(runs) if r is original)
+                by_rank = {rank: sites_of.get(comm.id, []) for rank, sites_of in node.mpi.items()}
+                measured = measured_run(index, run.nranks, dict(run.params), by_rank)
+                if measured is not None:
+                    site.runs.append(measured)
+            sites.append(site)
+    return sites
 
 
 def _promoted(counter: CountModel, items: list[ModelItem], nests: list[dict], runs: list[RunObservation],

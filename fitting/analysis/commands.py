@@ -19,7 +19,8 @@ from perfeq.fitting.regression.profile import WEIGHTINGS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``sensitivity``, ``breakdown``, ``validate``, ``report``, ``compare``, ``equation`` and ``export``."""
+    """Add ``sensitivity``, ``breakdown``, ``validate``, ``report``, ``compare``, ``equation``, ``export`` and
+    ``variability``."""
     _add_sensitivity(subparsers)
     _add_breakdown(subparsers)
     _add_validate(subparsers)
@@ -27,6 +28,59 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_compare(subparsers)
     _add_equation(subparsers)
     _add_export(subparsers)
+    _add_variability(subparsers)
+
+
+def _add_variability(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "variability", help="predicted time over P with the wait for the slowest rank (static and dynamic)",
+        description="The model's prediction over a range of process counts: deterministic, with every "
+        "synchronising MPI call waiting for the slowest rank (static scheduling: perfeq predict's sync "
+        "term), and with each rank's compute burst cut into tasks that go to whichever rank is free "
+        "(dynamic scheduling; Fleischmann et al. 1994), and the share lost to waiting. Assumes independent, "
+        "identically distributed bursts (docs/variability.md).")
+    p.add_argument("model", type=Path)
+    p.add_argument("assignments", nargs="*", metavar="NAME=VALUE", help="parameter values (and T)")
+    p.add_argument("--machine", type=Path, required=True, help="machine profile (perfeq fit or machine-profile)")
+    p.add_argument("--over", required=True, metavar="P=1,2,...,1024",
+                   help="process counts: a list, or first, second, ..., last (continues the ratio)")
+    p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
+    p.add_argument("--pieces", type=int, default=8, help="tasks per rank and call under dynamic scheduling (8)")
+    p.add_argument("--level", type=float, default=0.95)
+    p.add_argument("-o", "--output", metavar="PLOT.png", help="write the plot (.png or .svg)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=run_variability)
+
+
+def run_variability(args: argparse.Namespace) -> int:
+    from perfeq.arguments import parse_assignments
+    from perfeq.fitting.analysis.figures import check_image_path
+    from perfeq.fitting.analysis.waiting import format_rows, parse_over, plot_rows, to_json, variability_rows
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.machine import Machine
+    from perfeq.symbolic.model import load_model
+
+    if any(item.startswith("P=") for item in args.assignments):
+        raise UsageError("P is given by --over, not as an assignment")
+    procs = parse_over(args.over)
+    values, _, threads = parse_assignments(args.assignments)
+    if args.pieces < 1:
+        raise UsageError(f"--pieces {args.pieces}: needs at least 1 task per rank")
+    plot = check_image_path(args.output) if args.output else None
+    model = load_model(args.model)
+    profile = load_profile(args.machine)
+    hardware = Machine.load(args.caches) if args.caches else Machine.detect()
+    rows, notes = variability_rows(model, profile, values, procs, threads, hardware, pieces=args.pieces,
+                                   level=args.level)
+    if plot is not None:
+        plot_rows(rows, model.program, plot)
+    if args.json:
+        print(json.dumps(to_json(str(args.model), values, threads, args.pieces, rows, notes), indent=1))
+    else:
+        print(format_rows(rows, notes, args.pieces))
+        if plot is not None:
+            print(f"wrote {plot}")
+    return 0
 
 
 def _add_export(subparsers: argparse._SubParsersAction) -> None:

@@ -121,6 +121,11 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
                    help="what-if: set one cost to a value with its unit (startup=1us, bytes=0.5ns) or scale it "
                    "(bytes=0.5x); repeatable. A cost set by hand is exact, a scaled one keeps its relative "
                    "uncertainty; every other cost keeps its value and covariance (docs/machine-profile.md)")
+    p.add_argument("--sync", action="store_true",
+                   help="add the synchronisation term: the expected wait for the slowest of P ranks at each "
+                   "synchronising MPI call, from the compute bursts the training traces measured (Fleischmann "
+                   "et al.; docs/variability.md). Off by default: the fitted costs already hold the waiting of the "
+                   "calibration runs")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -211,6 +216,7 @@ def run_predict(args: argparse.Namespace) -> int:
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     prediction, slowest, rank = predict_model(model, profile, values, procs, threads, hardware, level=args.level,
+                                              synchronisation=args.sync,
                                               application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
     prediction = dataclasses.replace(prediction, edits=edits, warnings=prediction.warnings + tuple(

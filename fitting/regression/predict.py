@@ -6,6 +6,7 @@ MachineProfile (profile.py).  ``perfeq predict`` will call :func:`predict` with 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -17,6 +18,7 @@ from scipy import stats
 from perfeq.errors import FitError
 from perfeq.fitting.costs import COSTS, INTERCEPT, MESSAGE_COSTS
 from perfeq.fitting.regression.profile import MachineProfile, error_text
+from perfeq.fitting.regression.synchronisation import synchronisation_term
 
 DOMINANT_SHARE = 0.10  # a cost is "dominant" when it makes up at least this share of the predicted time
 NO_INTERVALS = "no intervals: the profile's costs were given by hand (source 'manual'), not fitted"
@@ -70,6 +72,9 @@ class Prediction:
     # the critical path under "startup", bytes under "bytes")
     unpriced: dict[str, float] | None = None
     edits: tuple[str, ...] = ()  # the what-if edits of the profile's costs (perfeq predict --set), said
+    # the synchronisation term (fitting/regression/synchronisation.py), included in time_s and in the
+    # "sync" contribution; None when the model has no synchronising call sites
+    synchronisation: dict | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready form (tuples become lists)."""
@@ -411,11 +416,55 @@ def _percent(seconds: float, total: float) -> float:
     return float(100.0 * seconds / total) if total > 0 else 0.0
 
 
+SYNC = "sync"  # the synchronisation term's line among the contributions
+
+
+def compute_seconds(prediction: Prediction) -> float:
+    """The predicted seconds of computation of the slowest rank: every cost but messages and ``const``."""
+    return sum(part.seconds for part in prediction.contributions
+               if part.name not in (*MESSAGE_COSTS, INTERCEPT, SYNC))
+
+
+def with_synchronisation(prediction: Prediction, term) -> Prediction:
+    """``prediction`` with the synchronisation term (a SyncTerm) added: its own contribution line
+    ``sync`` (standard error: its run-to-run spread and the estimation of the bursts' spread), the
+    time and both intervals moved by its seconds, the confidence interval of the mean widened by its
+    estimation error and the prediction interval by its whole standard error (in quadrature), neither
+    reaching below the deterministic interval's low end (a wait is not negative)."""
+    seconds = term.seconds
+    time_s = prediction.time_s + seconds
+    quantile = float(stats.norm.ppf(0.5 + prediction.level / 2.0))
+
+    def widened(interval: tuple[float, float] | None, extra: float, floor: float) -> tuple[float, float] | None:
+        """Moved by the term's seconds and widened by ``extra`` in quadrature; never below the
+        deterministic interval's low end plus ``floor`` (a wait is not negative)."""
+        if interval is None:
+            return None
+        low, high = interval
+        below = math.hypot(prediction.time_s - low, quantile * extra)
+        above = math.hypot(high - prediction.time_s, quantile * extra)
+        return max(time_s - below, low + floor), time_s + above
+
+    contributions = tuple(dataclasses.replace(part, percent=_percent(part.seconds, time_s))
+                          for part in prediction.contributions)
+    contributions += (Contribution(SYNC, seconds, _percent(seconds, time_s), term.stderr),)
+    blocks = None if prediction.blocks is None else tuple(
+        dataclasses.replace(part, percent=_percent(part.seconds, time_s)) for part in prediction.blocks)
+    return dataclasses.replace(
+        prediction, time_s=time_s, contributions=contributions, blocks=blocks,
+        mean_interval=widened(prediction.mean_interval, term.estimation_stderr, 0.0),
+        prediction_interval=widened(prediction.prediction_interval, term.stderr, term.interval[0]),
+        synchronisation=term.to_dict(), warnings=prediction.warnings + term.warnings)
+
+
 def predict_model(model, profile: MachineProfile, values: Mapping[str, float], procs: int, threads: int,
-                  hardware, *, level: float = 0.95, application: str | None = None
+                  hardware, *, level: float = 0.95, application: str | None = None, synchronisation: bool = False
                   ) -> tuple[Prediction, dict[str, float], int]:
     """A program's prediction from its model (perfeq.symbolic.model.CostModel) at ``values``, P, T:
-    the slowest rank's counts priced by ``profile``, each block of that rank, and the calibrated box.
+    the slowest rank's counts priced by ``profile``, each block of that rank, and the calibrated box;
+    with ``synchronisation``, plus the synchronisation term of the model's synchronising call sites
+    (off by default, ``perfeq predict --sync``: the fitted costs already hold the waiting of the
+    calibration runs, and bursts from tiny training runs measure OS noise; docs/variability.md).
 
     Returns the prediction, the slowest rank's counts and that rank.  ``hardware`` is the cache
     description (perfeq.symbolic.machine.Machine) the miss counts come from.
@@ -428,4 +477,9 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
     prediction = predict(profile, priced, blocks, level=level, application=application, digest=model.digest,
                          procs=procs, threads=threads, all_counts=slowest)
+    if synchronisation and model.sync:
+        term = synchronisation_term(model, values, procs, threads, max(compute_seconds(prediction), 0.0),
+                                    level=level)
+        if term is not None:
+            prediction = with_synchronisation(prediction, term)
     return prediction, slowest, rank

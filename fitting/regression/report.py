@@ -98,6 +98,8 @@ def format_prediction(prediction: Prediction) -> str:
     lines.append("by cost (seconds, share, where the cost comes from, standard error from the costs' covariance):")
     lines.extend(f"  {part.name:<8} {part.seconds:>12.4g} s {part.percent:>6.1f} %  {part.source or '':<7}"
                  f"{_stderr(part)}".rstrip() for part in prediction.contributions)
+    if prediction.synchronisation is not None:
+        lines.extend(format_synchronisation(prediction.synchronisation))
     if prediction.blocks is not None:
         ranked = sorted(prediction.blocks, key=lambda part: -abs(part.seconds))
         shown = [part for part in ranked[:TOP_BLOCKS] if part.seconds != 0]
@@ -110,6 +112,19 @@ def format_prediction(prediction: Prediction) -> str:
     lines.extend(_warnings(tuple(notes)))
     return "\n".join(lines)
 
+
+def format_synchronisation(term: dict) -> list[str]:
+    """The synchronisation term (a SyncTerm's dict): its interval, its sites, what it assumes."""
+    low, high = term["interval"]
+    lines = [f"  sync: waiting for the slowest of P={term['procs']} ranks at synchronising calls, "
+             f"{round(100 * term['level'])}% interval [{low:.4g}, {high:.4g}] s "
+             f"(bursts measured in {term['reference_trace'] or 'no trace'})"]
+    for site in sorted(term["sites"], key=lambda s: -abs(s["seconds"])):
+        lines.append(f"    {site['label']}: {site['calls']:.4g} calls x {site['wait']:.3g} s "
+                     f"(burst {site['mean_burst']:.3g} s, cv {site['cv']:.2g}; {site['method']})")
+    lines.extend(f"    left out: {note}" for note in term["skipped"])
+    lines.extend(f"    assumes: {note}" for note in term["assumptions"])
+    return lines
 
 
 TOP_BLOCKS = 12  # blocks shown in the text of a prediction

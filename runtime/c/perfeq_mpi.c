@@ -6,9 +6,11 @@
  * Part of perfeq stage 2 (runtime/).  Linked only into programs that use MPI.  Every wrapper takes
  * the MPI call site announced by PERFEQ_MPI, calls the PMPI function, and records the call with
  * this rank's block (count * type size), the communicator's size, this rank's rank in it and the
- * root.  A call whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) records the
- * sum of the array as elements and, as bytes, the blocks for the other ranks times the type size:
- * what this rank sends.  MPI_Init opens the trace once the rank is known; MPI_Finalize writes it
+ * root; a synchronising call (collectives, blocking point-to-point calls) also gives the clock at
+ * its entry and return, for its compute burst and its time inside (trace version 2).  A call
+ * whose count is an array over the ranks (MPI_Alltoallv's sendcounts[]) records the sum of the
+ * array as elements and, as bytes, the blocks for the other ranks times the type size: what this
+ * rank sends.  MPI_Init opens the trace once the rank is known; MPI_Finalize writes it
  * before PMPI_Finalize.
  */
 #include <mpi.h>
@@ -71,7 +73,8 @@ int MPI_Init(int *argc, char ***argv)
     perfeq__rc = PMPI_Init(argc, argv);
     if (perfeq__rc == MPI_SUCCESS)
         perfeq__started();
-    perfeq__mpi_record(&perfeq__where, "MPI_Init", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Init", 0, 0, perfeq__size, perfeq__rank, -1,
+                       0, 0);
     return perfeq__rc;
 }
 
@@ -84,7 +87,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     perfeq__rc = PMPI_Init_thread(argc, argv, required, provided);
     if (perfeq__rc == MPI_SUCCESS)
         perfeq__started();
-    perfeq__mpi_record(&perfeq__where, "MPI_Init_thread", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Init_thread", 0, 0, perfeq__size, perfeq__rank, -1,
+                       0, 0);
     return perfeq__rc;
 }
 
@@ -93,7 +97,7 @@ int MPI_Finalize(void)
 {
     perfeq__mpi_where_t perfeq__where;
     perfeq__mpi_take_site(&perfeq__where);
-    perfeq__mpi_record(&perfeq__where, "MPI_Finalize", 0, 0, -1, -1, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Finalize", 0, 0, -1, -1, -1, 0, 0);
     perfeq__mpi_finalizing();
     return PMPI_Finalize();
 }
@@ -106,7 +110,8 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Comm_size(comm, size);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Comm_size", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Comm_size", 0, 0, perfeq__size, perfeq__rank, -1,
+                       0, 0);
     return perfeq__rc;
 }
 
@@ -118,7 +123,8 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Comm_rank(comm, rank);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Comm_rank", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Comm_rank", 0, 0, perfeq__size, perfeq__rank, -1,
+                       0, 0);
     return perfeq__rc;
 }
 
@@ -128,13 +134,16 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Send", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -144,13 +153,16 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Ssend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -160,13 +172,16 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Recv", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -176,13 +191,16 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)sendcount;
     perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv", perfeq__elements,
                        perfeq__elements * perfeq__type_size(sendtype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -192,13 +210,16 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Bsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -208,13 +229,16 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Rsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -224,13 +248,16 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv_replace", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -246,7 +273,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Isend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, 0, 0);
     return perfeq__rc;
 }
 
@@ -262,7 +289,7 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Issend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, 0, 0);
     return perfeq__rc;
 }
 
@@ -278,7 +305,7 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Irsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, 0, 0);
     return perfeq__rc;
 }
 
@@ -294,7 +321,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Irecv", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, 0, 0);
     return perfeq__rc;
 }
 
@@ -303,9 +330,13 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Wait(request, status);
-    perfeq__mpi_record(&perfeq__where, "MPI_Wait", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__left = perfeq__mpi_now();
+    perfeq__mpi_record(&perfeq__where, "MPI_Wait", 0, 0, perfeq__size, perfeq__rank, -1,
+                       perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -314,9 +345,13 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
-    perfeq__mpi_record(&perfeq__where, "MPI_Waitall", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__left = perfeq__mpi_now();
+    perfeq__mpi_record(&perfeq__where, "MPI_Waitall", 0, 0, perfeq__size, perfeq__rank, -1,
+                       perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -325,10 +360,14 @@ int MPI_Barrier(MPI_Comm comm)
 {
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Barrier(comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__mpi_record(&perfeq__where, "MPI_Barrier", 0, 0, perfeq__size, perfeq__rank, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Barrier", 0, 0, perfeq__size, perfeq__rank, -1,
+                       perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -338,13 +377,16 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Bcast(buffer, count, datatype, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Bcast", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -354,13 +396,16 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Reduce", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -370,13 +415,16 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Allreduce", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -386,13 +434,16 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Gather", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -402,13 +453,16 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Gatherv", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -418,13 +472,16 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(recvbuf == MPI_IN_PLACE ? sendcount : recvcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Scatter", perfeq__elements,
                        perfeq__elements * perfeq__type_size((recvbuf == MPI_IN_PLACE ? sendtype : recvtype)),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -434,13 +491,16 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Allgather", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -450,13 +510,16 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? (perfeq__rank >= 0 ? recvcounts[perfeq__rank] : 0) : sendcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Allgatherv", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -466,13 +529,16 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Alltoall", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -482,13 +548,16 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? perfeq__sum_counts(recvcounts, perfeq__size, -1) : perfeq__sum_counts(sendcounts, perfeq__size, -1));
     perfeq__mpi_record(&perfeq__where, "MPI_Alltoallv", perfeq__elements,
                        (sendbuf == MPI_IN_PLACE ? perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) : perfeq__sum_counts(sendcounts, perfeq__size, perfeq__rank)) * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -498,13 +567,16 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)(perfeq__rank == root ? perfeq__sum_counts(sendcounts, perfeq__size, -1) : recvcount);
     perfeq__mpi_record(&perfeq__where, "MPI_Scatterv", perfeq__elements,
                        (perfeq__rank == root ? perfeq__sum_counts(sendcounts, perfeq__size, perfeq__rank) * perfeq__type_size(sendtype) : (long long)recvcount * perfeq__type_size(recvtype)),
-                       perfeq__size, perfeq__rank, root);
+                       perfeq__size, perfeq__rank, root, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -514,13 +586,16 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Scan", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -530,13 +605,16 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Exscan", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -546,13 +624,16 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)recvcount;
     perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter_block", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }
 
@@ -562,12 +643,15 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     perfeq__mpi_where_t perfeq__where;
     int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
     long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
     perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
     perfeq__rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
     perfeq__elements = (long long)perfeq__sum_counts(recvcounts, perfeq__size, -1);
     perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter", perfeq__elements,
                        perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1);
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }

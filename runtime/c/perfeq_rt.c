@@ -1,7 +1,7 @@
 /* perfeq_rt.c -- the perfeq runtime library: call-graph contexts, counters, values and the trace.
  *
  * Part of perfeq stage 2 (runtime/).  The API, the environment variables and the threading rules
- * are described in perfeq_rt.h; the trace format ("perfeq-trace" version 1) in docs/trace.md.
+ * are described in perfeq_rt.h; the trace format ("perfeq-trace" version 2) in docs/trace.md.
  * C99 plus thread-local storage and GCC's __sync builtins (every compiler that builds the
  * instrumented code has them: it needs __attribute__((cleanup)) already).  OpenMP is optional.
  *
@@ -43,7 +43,8 @@
 extern const int perfeq__mpi_linked __attribute__((weak));
 #define PERFEQ__MPI_LINKED() (&perfeq__mpi_linked != NULL)
 
-#define PERFEQ__TRACE_VERSION 1
+#define PERFEQ__TRACE_VERSION 2
+#define PERFEQ__TIME_BINS 48 /* bin k: [2^k, 2^(k+1)) ns (bin 0 also 0 ns); the last is open */
 #define PERFEQ__DEFAULT_TRACE "perfeq.%r.trace"
 #define PERFEQ__PENDING_CALLS 16
 #ifndef PERFEQ__HIT_SLOTS /* a power of two; tests build with 1, where every lookup collides */
@@ -67,11 +68,22 @@ typedef struct perfeq__slab {
     perfeq_count_t *counts;
 } perfeq__slab_t;
 
+/* Moments and a log2 histogram of times (nanoseconds from CLOCK_MONOTONIC): not a log of events. */
+typedef struct perfeq__times {
+    perfeq_count_t n;
+    double sum, sum2;            /* seconds, seconds squared */
+    double sdiff2;               /* sum of squared differences of consecutive times (von Neumann) */
+    unsigned long long min, max, last; /* nanoseconds */
+    perfeq_count_t bins[PERFEQ__TIME_BINS];
+} perfeq__times_t;
+
 typedef struct perfeq__mpi_rec {
     struct perfeq__mpi_rec *next;
     const char *call;
     int site, comm_size, comm_rank, root;
     perfeq_count_t calls, elements, bytes;
+    perfeq__times_t burst;       /* synchronising calls: compute since the last one returned */
+    perfeq__times_t inside;      /* ... and the time inside the call (wait + transfer) */
 } perfeq__mpi_rec_t;
 
 struct perfeq_ctx {
@@ -114,6 +126,7 @@ typedef struct perfeq__thread {
     int ncalls;
     perfeq_ctx_t *mpi_ctx;     /* announced MPI call site */
     int mpi_site, mpi_pending;
+    unsigned long long sync_since; /* when this thread's last synchronising MPI call returned (ns; 0: none) */
     perfeq_ctx_t *mt_ctx;      /* last perfeq_counts_mt lookup */
     perfeq_ctx_t *hits[PERFEQ__HIT_SLOTS]; /* contexts entered recently, by (node, callee, call site) */
     perfeq_count_t *mt_counts;
@@ -137,6 +150,7 @@ static struct {
     int rank, nranks;
     const char *rank_source;     /* "mpi", "env" or "default" */
     int mpi_started, finished, verbose;
+    unsigned long long mpi_started_ns; /* when MPI_Init returned: the first compute burst starts there */
     long pid;                        /* the process that initialised: fork()ed children write nothing */
     unsigned long max_contexts;
     const char *ended;
@@ -835,14 +849,59 @@ void perfeq__mpi_take_site(perfeq__mpi_where_t *where)
     }
 }
 
+unsigned long long perfeq__mpi_now(void)
+{
+#ifdef PERFEQ_NO_TIMES
+    return 0;
+#else
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+#endif
+}
+
+static void perfeq__add_time(perfeq__times_t *times, unsigned long long ns)
+{
+    double seconds = (double)ns * 1e-9;
+    int bin = ns ? 63 - __builtin_clzll(ns) : 0; /* floor(log2 ns) */
+    if (bin > PERFEQ__TIME_BINS - 1)
+        bin = PERFEQ__TIME_BINS - 1;
+    if (times->n) {
+        double step = seconds - (double)times->last * 1e-9;
+        times->sdiff2 += step * step;
+    }
+    times->last = ns;
+    if (times->n == 0 || ns < times->min)
+        times->min = ns;
+    if (ns > times->max)
+        times->max = ns;
+    times->n++;
+    times->sum += seconds;
+    times->sum2 += seconds * seconds;
+    times->bins[bin]++;
+}
+
 void perfeq__mpi_record(const perfeq__mpi_where_t *where, const char *call, long long elements,
-                        long long bytes, int comm_size, int comm_rank, int root)
+                        long long bytes, int comm_size, int comm_rank, int root, unsigned long long entered,
+                        unsigned long long left)
 {
     perfeq__mpi_rec_t **list, *r;
     perfeq_ctx_t *ctx = where->ctx;
+    perfeq__thread_t *t;
+    unsigned long long since = 0;
     int site = where->site;
     if (!perfeq__recording())
         return;
+    if (entered && left) { /* a synchronising call: its burst starts where the last one returned */
+        t = perfeq__thread();
+        if (t) {
+            since = t->sync_since ? t->sync_since : perfeq__g.mpi_started_ns;
+            t->sync_since = left;
+        }
+        if (since > entered || left < entered)
+            since = 0;
+    }
     if (!ctx || !ctx->unit) {
         ctx = NULL;
         site = -1;
@@ -870,6 +929,10 @@ void perfeq__mpi_record(const perfeq__mpi_where_t *where, const char *call, long
         *list = r;
     }
     r->calls++;
+    if (since) {
+        perfeq__add_time(&r->burst, entered - since);
+        perfeq__add_time(&r->inside, left - entered);
+    }
     r->elements += (perfeq_count_t)(elements > 0 ? elements : 0);
     r->bytes += (perfeq_count_t)(bytes > 0 ? bytes : 0);
     perfeq__unlock();
@@ -885,6 +948,7 @@ void perfeq__mpi_started(int rank, int nranks)
     perfeq__g.nranks = nranks;
     perfeq__g.rank_source = "mpi";
     perfeq__g.mpi_started = 1;
+    perfeq__g.mpi_started_ns = perfeq__mpi_now();
     if (recording && !perfeq__g.file && !perfeq__g.finished)
         perfeq__open_trace();
     perfeq__unlock();
@@ -1014,9 +1078,34 @@ static void perfeq__open_trace(void)
 #else
     fputs("null", f);
 #endif
-    fprintf(f, ",\"pid\":%ld,\"time\":%ld", (long)getpid(), (long)time(NULL));
+    fprintf(f, ",\"pid\":%ld,\"time\":%ld,\"clock\":\"CLOCK_MONOTONIC\",\"times\":%s", (long)getpid(),
+            (long)time(NULL), perfeq__mpi_now() ? "true" : "false");
     perfeq__end_record(f);
     fflush(f);
+}
+
+/* "name":{"n":..,"sum":..,"sum2":..,"sdiff2":..,"min":..,"max":..,"bins":[[k,count],...]} (seconds; bins sparse) */
+static void perfeq__put_times(FILE *f, const char *name, const perfeq__times_t *times)
+{
+    int k, any = 0;
+    fprintf(f, ",\"%s\":{\"n\":%llu,\"sum\":", name, times->n);
+    perfeq__put_double(f, times->sum);
+    fputs(",\"sum2\":", f);
+    perfeq__put_double(f, times->sum2);
+    fputs(",\"sdiff2\":", f);
+    perfeq__put_double(f, times->sdiff2);
+    fputs(",\"min\":", f);
+    perfeq__put_double(f, (double)times->min * 1e-9);
+    fputs(",\"max\":", f);
+    perfeq__put_double(f, (double)times->max * 1e-9);
+    fputs(",\"bins\":[", f);
+    for (k = 0; k < PERFEQ__TIME_BINS; k++) {
+        if (!times->bins[k])
+            continue;
+        fprintf(f, "%s[%d,%llu]", any ? "," : "", k, times->bins[k]);
+        any = 1;
+    }
+    fputs("]}", f);
 }
 
 static void perfeq__write_mpi(FILE *f, const perfeq__mpi_rec_t *r, long ctx_id)
@@ -1035,6 +1124,10 @@ static void perfeq__write_mpi(FILE *f, const perfeq__mpi_rec_t *r, long ctx_id)
         perfeq__put_int_or_null(f, r->comm_rank);
         fputs(",\"root\":", f);
         perfeq__put_int_or_null(f, r->root);
+        if (r->burst.n) {
+            perfeq__put_times(f, "burst", &r->burst);
+            perfeq__put_times(f, "inside", &r->inside);
+        }
         perfeq__end_record(f);
     }
 }

@@ -2,7 +2,7 @@
  *
  * Part of perfeq stage 2 (runtime/).  The instrumenter (perfeq.instrument) inserts the PERFEQ_*
  * macros below into a copy of the user's source; this library, linked into the program, keeps the
- * counters per call-graph context and writes a trace (JSON Lines, format "perfeq-trace" version 1,
+ * counters per call-graph context and writes a trace (JSON Lines, format "perfeq-trace" version 2,
  * see docs/trace.md) when the program ends (MPI_Finalize, return from main, or exit()).
  *
  * Conventions (the Caliper / Score-P mould):
@@ -25,6 +25,15 @@
  *   PERFEQ_VERBOSE  "1" prints where the trace was written on stderr
  *   PERFEQ_MAX_CONTEXTS  stop recording (with a message) after this many contexts, a guard
  *                   against runaway call graphs (default: no limit)
+ *
+ * Task-time variability (trace version 2): the PMPI wrappers time every synchronising MPI call
+ * (collectives and blocking point-to-point calls, runtime/mpi/calls.py) with CLOCK_MONOTONIC: the
+ * compute burst before it (from the return of the thread's previous synchronising call, or of
+ * MPI_Init, to this call's entry) and the time inside it, as count, sum, sum of squares, min, max
+ * and a log2 histogram per MPI record.  Compiling the runtime with -DPERFEQ_NO_TIMES leaves the
+ * clock out (no times are recorded; the header says "times": false).  OpenMP worksharing loops
+ * record no chunk times: a thread's chunk ends inside the loop's implicit barrier, where no hook
+ * can stand, and a clock read per iteration would cost more than the counters themselves.
  *
  * When the trace is written: the header line when recording starts (the first hook, or for MPI
  * programs MPI_Init, once the rank is known), everything else once, at MPI_Finalize (before

@@ -25,9 +25,16 @@ void perfeq__mpi_take_site(perfeq__mpi_where_t *where);
 
 /* Count one call of the MPI function `call` (a string literal; records are keyed by its address)
  * at `where`: `elements` and `bytes` of this rank's block, the communicator's size and this rank's
- * rank in it (-1 when the call has no communicator), and the root (-1 when the call has none). */
+ * rank in it (-1 when the call has no communicator), and the root (-1 when the call has none).
+ * A synchronising call gives the clock (perfeq__mpi_now) at its entry and return: its compute
+ * burst (since the thread's previous synchronising call returned) and its time inside are
+ * recorded; other calls give 0, 0 and leave the burst running. */
 void perfeq__mpi_record(const perfeq__mpi_where_t *where, const char *call, long long elements,
-                        long long bytes, int comm_size, int comm_rank, int root);
+                        long long bytes, int comm_size, int comm_rank, int root, unsigned long long entered,
+                        unsigned long long left);
+
+/* CLOCK_MONOTONIC in nanoseconds (0 when the runtime was compiled with -DPERFEQ_NO_TIMES). */
+unsigned long long perfeq__mpi_now(void);
 
 /* MPI is initialised: rank and size in MPI_COMM_WORLD.  Opens the trace and writes its header. */
 void perfeq__mpi_started(int rank, int nranks);

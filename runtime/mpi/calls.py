@@ -108,6 +108,18 @@ class MPICall:
             raise ValueError(f"{self.name}: count_sum 'root' needs root, recv_count and recv_datatype")
 
     @property
+    def synchronisation(self) -> str | None:
+        """How the call synchronises ranks: ``"global"`` (a collective: every rank of the
+        communicator waits for the slowest), ``"local"`` (a blocking point-to-point call: it waits
+        for its partner) or None (it does not wait for another rank: init, queries, non-blocking
+        starts).  The wrappers time the synchronising calls (docs/trace.md, version 2)."""
+        if self.kind in GLOBAL_SYNC_KINDS:
+            return "global"
+        if self.kind in LOCAL_SYNC_KINDS:
+            return "local"
+        return None
+
+    @property
     def rooted(self) -> bool:
         return self.root is not None
 
@@ -187,6 +199,13 @@ class MPICall:
     @property
     def c_comm(self) -> str | None:
         return None if self.comm is None else self.parameters[self.comm].name
+
+
+# Kinds of calls that wait for other ranks (MPICall.synchronisation).
+GLOBAL_SYNC_KINDS = frozenset({"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+                               "allgather", "allgatherv", "alltoall", "alltoallv", "scan", "exscan",
+                               "reduce_scatter", "reduce_scatter_block"})
+LOCAL_SYNC_KINDS = frozenset({"send", "recv", "sendrecv", "wait", "waitall"})
 
 
 def _table(*calls: MPICall) -> dict[str, MPICall]:

@@ -260,6 +260,25 @@ def test_mpi_messages_and_bytes(mpi_program: Path, tmp_path: Path, nranks: int) 
         assert rank_trace.footer["ended"] == "finalize"
 
 
+def test_synchronising_calls_are_timed(mpi_program: Path, tmp_path: Path) -> None:
+    """Trace version 2: bursts and times inside for collectives and blocking point-to-point calls
+    (one per call, consistent moments), none for MPI_Init, queries and MPI_Finalize."""
+    trace = mpi_run(mpi_program, 2, tmp_path)
+    for rank_trace in trace.ranks.values():
+        assert rank_trace.header["times"] is True and rank_trace.header["clock"] == "CLOCK_MONOTONIC"
+        for context in rank_trace.contexts.values():
+            for record in context.mpi:
+                if record.call in ("MPI_Init", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Finalize"):
+                    assert record.burst is None and record.inside is None
+                    continue
+                for stats in (record.burst, record.inside):
+                    assert stats.n == record.calls and sum(c for _, c in stats.bins) == stats.n
+                    assert 0 <= stats.min <= stats.mean <= stats.max < 60
+                    assert stats.sum2 >= stats.sum**2 / stats.n * (1 - 1e-12)
+                    assert stats.sdiff2 is not None and stats.sdiff2 >= 0
+                    assert all(2.0**k * 1e-9 <= stats.max * (1 + 1e-9) for k, _ in stats.bins)
+
+
 def test_mpi_records_are_attributed_to_call_sites(mpi_program: Path, tmp_path: Path) -> None:
     trace = mpi_run(mpi_program, 2, tmp_path)
     for rank in (0, 1):

@@ -86,8 +86,8 @@ def _lines(records: list[dict[str, Any]]) -> list[str]:
     [
         (lambda lines: lines[:2] + ["{garbage"] + lines[2:], r"prog\.trace:3: not JSON: "),
         (lambda lines: lines[:2] + ["[1, 2]"] + lines[2:], r"prog\.trace:3: expected a JSON object, got list"),
-        (lambda lines: [lines[0].replace('"version": 1', '"version": 2')] + lines[1:],
-         r"prog\.trace:1: trace version 2 is not supported; this perfeq reads version 1"),
+        (lambda lines: [lines[0].replace("\"version\": 1", "\"version\": 3")] + lines[1:],
+         r"prog\.trace:1: trace version 3 is not supported; this perfeq reads versions 1 and 2"),
         (lambda lines: [lines[0].replace("perfeq-trace", "other")] + lines[1:], r"prog\.trace:1: not a perfeq trace"),
         (lambda lines: lines[1:], r"prog\.trace:1: the first record must be the header, not 'unit'"),
         (lambda lines: lines[:-1] + [lines[-1].replace('"records": 10', '"records": 9')],
@@ -214,3 +214,22 @@ def test_merged_records_need_a_rank(tmp_path: Path) -> None:
     (tmp_path / "m.trace").write_text("\n".join(lines) + "\n")
     with pytest.raises(TraceError, match=r"m\.trace:4: record without its rank in a merged trace"):
         read_trace(tmp_path / "m.trace")
+
+
+def test_reads_the_times_of_version_2(tmp_path: Path) -> None:
+    records = rank_records()
+    records[0]["version"] = 2
+    times = {"n": 3, "sum": 0.006, "sum2": 1.4e-05, "sdiff2": 2e-06, "min": 0.001, "max": 0.003,
+             "bins": [[19, 1], [20, 1], [21, 1]]}
+    records[5] = {**records[5], "burst": times, "inside": {**times, "sum": 0.003}}
+    trace = read_trace(write(tmp_path / "prog.trace", records))
+    (record,) = trace.ranks[0].contexts[0].mpi
+    assert record.burst.n == 3 and record.burst.mean == pytest.approx(0.002)
+    assert record.burst.variance == pytest.approx((1.4e-05 - 0.006**2 / 3) / 2)
+    assert record.burst.successive_variance == pytest.approx(2e-06 / 4)
+    assert record.burst.bins == ((19, 1), (20, 1), (21, 1)) and record.inside.sum == 0.003
+    merged = record.burst.merge(record.burst)
+    assert (merged.n, merged.bins[0], merged.sdiff2) == (6, (19, 2), 4e-06)
+    records[5]["burst"] = {**times, "min": -1}
+    with pytest.raises(TraceError, match=r"bad\.trace:6: mpi field 'burst' should be .*'min' is -1"):
+        read_trace(write(tmp_path / "bad.trace", records))

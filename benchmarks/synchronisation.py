@@ -1,0 +1,161 @@
+"""Predicted vs measured synchronisation time (issue 22): the sync term of perfeq predict against the runs.
+
+1. tests/c/variability/sync_noise.c (Erlang-2 task times between MPI_Allreduce calls): the model
+   from one run on 1 process; the wall time of runs on P = 2 and 4 (fastest of --reps) against
+   steps x mean burst + the synchronisation term, and the program's own critical path of its draws
+   (the sleeps' overshoot, about 0.1 ms a step, is in the prediction and not in the critical path).
+2. The bundled MPI examples: the model from their two small traces on 2 processes (as perfeq tour
+   builds it); at the first calibration size on 2 processes, the synchronisation term (bursts scaled
+   by the model's operations per call) against the wait the run measured inside its synchronising
+   calls (time inside minus the fastest call of the site, per rank: the transfer), with its
+   standard error.  Sites called fewer than 3 times per rank are left out of both (no spread).
+
+    python benchmarks/synchronisation.py [--reps 3] [--skip-noise] [--examples cg,ocean]
+
+Timing figures on a shared machine are noisy: the ratios say how far, not why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from perfeq.examples.catalog import load_catalog
+from perfeq.fitting.regression.synchronisation import (
+    pooled,
+    reference_compute,
+    reference_trace,
+    synchronisation_term,
+)
+from perfeq.instrument.compile import compile_instrumented
+from perfeq.runtime.mpi.calls import MPI_CALLS
+from perfeq.runtime.run import run_instrumented
+from perfeq.runtime.trace import read_trace
+from perfeq.symbolic.model import build_model
+from perfeq.toolchain import find_mpi, mpi_env
+from perfeq.workflows.pipeline import build_instrumented, model_example, run_small
+
+ROOT = Path(__file__).resolve().parent.parent
+NOISE = ROOT / "tests" / "c" / "variability" / "sync_noise.c"
+STEPS, MEAN_US, SHAPE = 100, 20000, 2
+TRAINING_STEPS = 400
+MIN_CALLS = 3
+
+
+def noise_table(folder: Path, reps: int) -> None:
+    mpi = find_mpi()
+    binary = folder / "sync_noise"
+    compile_instrumented([mpi.mpicc, "-std=c99", "-O1", str(NOISE), "-o", str(binary), "-lm"], folder / "build")
+    trace = folder / "noise.trace"
+    run_instrumented([*mpi.launcher(1), str(binary), *map(str, (TRAINING_STEPS, MEAN_US, SHAPE, 1))], trace, env=mpi_env(),
+                     stdout=subprocess.DEVNULL)
+    model = build_model([trace])
+    values = {**{name: entry["value"] for name, entry in model.parameters.items()}, "steps": STEPS}
+    compute = reference_compute(model, reference_trace(model)) * STEPS / TRAINING_STEPS
+    (entry,) = [s for s in model.sync if s.call == "MPI_Allreduce"]
+    bursts = pooled(entry.runs[0].burst)
+    print(f"sync_noise: {STEPS} steps of Erlang-{SHAPE} task times, mean {MEAN_US / 1e3:g} ms; model from {TRAINING_STEPS} steps on P=1")
+    print(f"{'P':>3} {'predicted s':>12} {'interval':>20} {'wall s':>9} {'ratio':>7} {'in':>4} "
+          f"{'critical s':>11} {'ratio':>7} {'in':>4}")
+    for procs in (2, 4):
+        term = synchronisation_term(model, values, procs, 1, compute)
+        site = next(s for s in term.sites if s.call == "MPI_Allreduce")
+        predicted = STEPS * site.mean_burst + term.seconds
+        stderr = math.hypot(term.stderr, STEPS * math.sqrt(bursts.variance / (bursts.dof + 1)))
+        low, high = predicted - 1.96 * stderr, predicted + 1.96 * stderr
+        walls, critical = [], 0.0
+        for _ in range(reps):
+            out = subprocess.run([*mpi.launcher(procs), str(binary), *map(str, (STEPS, MEAN_US, SHAPE, procs + 10))],
+                                 env={**mpi_env(), "PERFEQ_ENABLE": "0"}, capture_output=True, text=True,
+                                 check=True).stdout.split()
+            critical = float(out[6]) * 1e-3
+            walls.append(float(out[out.index("time") + 1]))
+        wall = min(walls)
+        print(f"{procs:>3} {predicted:>12.4f} [{low:>8.4f}, {high:>8.4f}] {wall:>9.4f} {predicted / wall:>7.3f} "
+              f"{'yes' if low <= wall <= high else 'no':>4} {critical:>11.4f} {predicted / critical:>7.3f} "
+              f"{'yes' if low <= critical <= high else 'no':>4}")
+
+
+def measured_wait(trace_path: Path) -> tuple[float, float]:
+    """Wait measured inside the synchronising calls called >= MIN_CALLS times per rank: mean over the
+    ranks of (time inside - calls x the site's fastest call), and its standard error."""
+    trace = read_trace(trace_path)
+    waits, variances = [], []
+    for rank in trace.ranks.values():
+        sites: dict[tuple, list] = {}
+        for context in rank.contexts.values():
+            for record in context.mpi:
+                if record.inside is not None and MPI_CALLS[record.call].synchronisation:
+                    sites.setdefault((context.id, record.site), []).append(record.inside)
+        wait = variance = 0.0
+        for stats in sites.values():
+            merged = stats[0]
+            for more in stats[1:]:
+                merged = merged.merge(more)
+            if merged.n < MIN_CALLS:
+                continue
+            wait += merged.sum - merged.n * merged.min
+            variance += merged.n * merged.variance
+        waits.append(wait)
+        variances.append(variance)
+    count = len(waits)
+    return sum(waits) / count, math.sqrt(sum(variances)) / count
+
+
+def example_table(folder: Path, names: list[str] | None) -> None:
+    print("\nexamples at their first calibration size on P=2 (model from the two small traces on P=2)")
+    print(f"{'example':12s} {'size':28s} {'predicted s':>12} {'+-':>9} {'measured s':>11} {'+-':>9} "
+          f"{'ratio':>7} {'in':>4}")
+    for example in load_catalog():
+        if names and example.name not in names:
+            continue
+        work = folder / example.name
+        work.mkdir()
+        binary = build_instrumented(example, work)
+        model = model_example(example, binary, work, procs=2)
+        if not model.sync:
+            print(f"{example.name:12s} no synchronising MPI calls")
+            continue
+        values = example.calibration()[0]
+        check = run_small(example, binary, values, 2, work / "check.trace")
+        reference = reference_trace(model)
+        if reference is None:
+            print(f"{example.name:12s} no times in the traces")
+            continue
+        ref_run = model.runs[reference]
+        ref_values = {name: ref_run["params"][entry["variable"]] for name, entry in model.parameters.items()}
+        ops_ref = model.counts(ref_values, ref_run["P"], ref_run["T"])["slowest"]["ops"]
+        ops_check = model.counts(values, 2, 1)["slowest"]["ops"]
+        compute = reference_compute(model, reference) * ops_check / ops_ref
+        term = synchronisation_term(model, values, 2, 1, compute)
+        kept = [s for s in term.sites if s.calls >= MIN_CALLS]
+        predicted = sum(s.seconds for s in kept)
+        predicted_se = math.sqrt(sum(s.variance + s.estimation_stderr**2 for s in kept))
+        measured, measured_se = measured_wait(check)
+        inside = abs(predicted - measured) <= 1.96 * math.hypot(measured_se, predicted_se)
+        ratio = predicted / measured if measured > 0 else math.nan
+        verdict = "-" if not kept else "yes" if inside else "no"
+        print(f"{example.name:12s} {str(values):28s} {predicted:>12.4g} {predicted_se:>9.2g} {measured:>11.4g} "
+              f"{measured_se:>9.2g} {ratio:>7.3f} {verdict:>4}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--skip-noise", action="store_true")
+    parser.add_argument("--examples", help="comma-separated example names (default: all)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="perfeq-sync-") as tmp:
+        folder = Path(tmp)
+        if not args.skip_noise:
+            noise_table(folder, args.reps)
+        example_table(folder, args.examples.split(",") if args.examples else None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
