@@ -70,19 +70,7 @@ class Machine:
     @classmethod
     def detect(cls) -> Machine:
         """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
-        caches = {}
-        line = 64
-        base = Path("/sys/devices/system/cpu/cpu0/cache")
-        for index in sorted(base.glob("index*")) if base.exists() else []:
-            try:
-                level = int((index / "level").read_text())
-                kind = (index / "type").read_text().strip()
-                size = _bytes((index / "size").read_text().strip())
-                line = int((index / "coherency_line_size").read_text())
-            except (OSError, ValueError):
-                continue
-            if kind in ("Data", "Unified"):
-                caches[level] = size
+        caches, line = _sysfs_caches()
         page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
         l1 = caches.get(1, 32 << 10)
@@ -92,18 +80,25 @@ class Machine:
 
 def cache_levels() -> dict[int, int]:
     """This machine's data caches from sysfs, level -> bytes (empty where sysfs does not say)."""
+    return _sysfs_caches()[0]
+
+
+def _sysfs_caches() -> tuple[dict[int, int], int]:
+    """Data caches from sysfs (level -> bytes) and the line size (64 where sysfs does not say)."""
     caches: dict[int, int] = {}
+    line = 64
     base = Path("/sys/devices/system/cpu/cpu0/cache")
     for index in sorted(base.glob("index*")) if base.exists() else []:
         try:
             level = int((index / "level").read_text())
             kind = (index / "type").read_text().strip()
             size = _bytes((index / "size").read_text().strip())
+            line = int((index / "coherency_line_size").read_text())
         except (OSError, ValueError):
             continue
         if kind in ("Data", "Unified"):
             caches[level] = size
-    return caches
+    return caches, line
 
 
 def _read(path: Path) -> Any:
