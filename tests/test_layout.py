@@ -112,3 +112,13 @@ def test_fitting_rooms_import_in_order() -> None:
             if target[:2] == ["perfeq", "fitting"] and len(target) > 2 and target[2] not in allowed[parts[2]]:
                 wrong.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {name}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_package_is_installed() -> None:
+    """Every folder with an __init__.py is in pyproject.toml's packages: a subpackage left out is
+    missing from a non-editable install (the convolution room was, and CI's install broke)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert folders - listed == set()
