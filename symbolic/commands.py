@@ -21,7 +21,7 @@ from perfeq.runtime.callgraph import CallGraph
 from perfeq.runtime.trace import IncompleteTraceWarning, Trace, read_trace
 from perfeq.symbolic.chi import CHI_KEYS, SOURCE_KEYS
 from perfeq.symbolic.export import FORMATTERS
-from perfeq.symbolic.measured import count_trace, unit_costs
+from perfeq.symbolic.measured import count_trace, trace_costs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,7 +96,7 @@ def _read(path: Path) -> Trace:
 
 def run_callgraph(args: argparse.Namespace) -> int:
     trace = _read(args.trace)
-    graph = CallGraph.from_trace(trace, rank=args.rank, costs=unit_costs)
+    graph = CallGraph.from_trace(trace, rank=args.rank, costs=trace_costs(trace))
     if args.hatchet:
         text = json.dumps(graph.to_literal(), indent=1) + "\n"
         write_atomic(args.hatchet, text)

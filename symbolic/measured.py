@@ -6,8 +6,9 @@ Part of perfeq stage 3 (symbolic/), the one owner of measured counts.  Two views
   by the same code as the model's counts (perfeq.symbolic.chi), which the model's checks and the
   benchmarks compare predictions with;
 * :func:`count_trace`: what ``perfeq counts --trace`` prints (ops, par, startup, bytes, ... per rank
-  and per MPI function), and :func:`unit_costs`, the block executions and ops of a call-graph node
-  (``perfeq callgraph``), from the descriptor files' block and loop op counts.
+  and per MPI function), and :func:`trace_costs`, the block executions and ops of a call-graph node
+  (``perfeq callgraph``), from the descriptor files' block and loop op counts, linked across units
+  like the model's (:func:`unit_costs`: one unit's alone).
 
 Messages come from the MPI wrappers' records through the call table's algorithms
 (perfeq.symbolic.messages).
@@ -15,6 +16,7 @@ Messages come from the MPI wrappers' records through the call table's algorithms
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +27,7 @@ from perfeq.instrument.descriptors import BlockDescriptor, LoopDescriptor, UnitD
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.runtime.trace import MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
+from perfeq.symbolic.linking import link_units
 from perfeq.symbolic.messages import MessageCounts, message_counts
 from perfeq.symbolic.observe import RunObservation
 
@@ -184,9 +187,22 @@ def load_unit_costs(path: str | Path | None) -> UnitCosts | None:
 
 
 def unit_costs(unit: Unit) -> UnitCosts | None:
-    """The costs of a trace's unit, from its descriptor file: the call graph's costs provider
-    (``CallGraph.from_trace(trace, costs=unit_costs)``); None without the file."""
+    """The costs of a trace's unit, from its descriptor file alone: a call graph's costs provider
+    (``CallGraph.from_trace(trace, costs=unit_costs)``); None without the file.  Calls to
+    straight-line functions of other units are not linked: :func:`trace_costs` links them."""
     return load_unit_costs(unit.descriptors)
+
+
+def trace_costs(trace: Trace) -> Callable[[Unit], UnitCosts | None]:
+    """The costs provider for the units of ``trace``, with the operations of straight-line functions
+    called from other units added where they are called (symbolic/linking.py), as the model and
+    :func:`measured_counts` count them; None for a unit without its descriptor file."""
+    paths = {unit.descriptors for rank in trace.ranks.values() for unit in rank.units.values() if unit.descriptors}
+    loaded = {path: costs for path in paths if (costs := load_unit_costs(path)) is not None}
+    linked = link_units({path: costs.unit for path, costs in loaded.items()})
+    by_path = {path: costs if linked[path] is costs.unit else _costs(Path(path), linked[path])
+               for path, costs in loaded.items()}
+    return lambda unit: by_path.get(unit.descriptors) if unit.descriptors else None
 
 
 # ---- the counts of a trace (perfeq counts --trace) --------------------------------------------------
@@ -262,14 +278,16 @@ def _mpi_counts(record: MPIRecord, where: str) -> MPICallCounts:
                          messages.critical)
 
 
-def count_rank(rank: RankTrace, notes: list[str], where: str = "trace") -> RunCounts:
-    """The counts of one rank's trace; missing descriptor files are reported in ``notes``."""
+def count_rank(rank: RankTrace, notes: list[str], where: str = "trace",
+               provider: Callable[[Unit], UnitCosts | None] = unit_costs) -> RunCounts:
+    """The counts of one rank's trace, the units' costs from ``provider``; missing descriptor files
+    are reported in ``notes``."""
     counts = RunCounts()
     costs = {}
     threads = rank.header.get("nthreads")
     threads = threads if type(threads) is int and threads > 0 else 1
     for uid, unit in rank.units.items():
-        costs[uid] = unit_costs(unit)
+        costs[uid] = provider(unit)
         if costs[uid] is None:
             note = f"no descriptor file {unit.descriptors or '(none)'} for unit {unit.source}: ops not counted"
             if note not in notes:
@@ -303,7 +321,8 @@ def count_trace(trace: Trace) -> TraceCounts:
         notes.append("the trace is incomplete: a rank crashed or is missing; counts are lower bounds")
     if trace.stopped:
         notes.append("recording stopped early in some rank (see its footer): counts are unreliable")
-    ranks = {r: count_rank(trace.ranks[r], notes, str(trace.path)) for r in sorted(trace.ranks)}
+    provider = trace_costs(trace)
+    ranks = {r: count_rank(trace.ranks[r], notes, str(trace.path), provider) for r in sorted(trace.ranks)}
     total = RunCounts()
     for counts in ranks.values():
         total.ops = None if total.ops is None or counts.ops is None else total.ops + counts.ops

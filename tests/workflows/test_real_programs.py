@@ -15,7 +15,7 @@ from perfeq import cli
 from perfeq.runtime.build import RUNTIME_DIR
 from perfeq.runtime.callgraph import CallGraph
 from perfeq.runtime.trace import read_trace
-from perfeq.symbolic.measured import measured_counts
+from perfeq.symbolic.measured import count_trace, measured_counts
 from perfeq.symbolic.model import load_model
 from perfeq.symbolic.observe import from_trace
 from perfeq.toolchain import find_mpi
@@ -423,6 +423,8 @@ def test_straight_line_functions_of_another_file(tmp_path):
               for binary, name in ((split, "split"), (single, "single"))]
     for key in EXACT_KEYS:
         assert counts[0][key] == pytest.approx(counts[1][key], rel=1e-12), key
+    # perfeq counts --trace and perfeq callgraph link the units the same way
+    assert count_trace(read_trace(tmp_path / "split.trace")).total.ops == pytest.approx(counts[1]["ops"], rel=1e-12)
     small = [trace(split, tmp_path / f"{n}.trace", n) for n in (10, 20)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert_exact(tmp_path / "m.json", trace(split, tmp_path / "big.trace", 160), {"n": 160})
