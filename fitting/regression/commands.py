@@ -20,6 +20,7 @@ from perfeq.fitting.costs import COSTS, INTERCEPT
 from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.diagnostics import write_residual_plots
 from perfeq.fitting.regression.fit import fit_machine
+from perfeq.fitting.regression.probed import probed_from
 from perfeq.fitting.regression.profile import WEIGHTINGS, manual_profile, save_profile
 from perfeq.fitting.regression.report import format_profile
 from perfeq.fitting.regression.runs import read_runs, select_build
@@ -66,6 +67,9 @@ def _add_fit(subparsers: argparse._SubParsersAction) -> None:
     )
     fit.add_argument("--build", metavar="NAME", help="fit the runs of this build configuration (needed when "
                      "the file holds several, perfeq calibrate --build)")
+    fit.add_argument("--probes", metavar="PROBES.json", help="take the message costs (startup, bytes) from this "
+                     "probe file (perfeq probe: ping-pong latency and bandwidth) and fit only the other costs; "
+                     "runs on 1-2 processes of one node cannot identify them")
     fit.add_argument("--plots", metavar="DIR", help="write residual plots (PNG) into DIR")
     fit.add_argument("--json", action="store_true", help="print the profile as JSON instead of the table")
     fit.set_defaults(func=run_fit)
@@ -133,13 +137,14 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
 def run_fit(args: argparse.Namespace) -> int:
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     said: list[str] = []
+    fixed = probed_from(args.probes, said.append) if args.probes else None
     if args.costs is None:
         profile = fit_selected(runs, intercept=args.intercept, weighting=args.weighting, level=args.level,
-                               report=said.append)
+                               report=said.append, fixed=fixed)
     else:
         costs = None if args.costs.strip() == "all" else parse_cost_list(args.costs)
         profile = fit_machine(runs, costs, weighting=args.weighting, intercept=args.intercept,
-                              drop_empty=args.drop_empty, level=args.level)
+                              drop_empty=args.drop_empty, level=args.level, fixed=fixed)
     if said:
         print("\n".join(said), file=sys.stderr if args.json else sys.stdout)
     if args.output:

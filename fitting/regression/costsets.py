@@ -14,7 +14,7 @@ recorded in the machine profile (``selection``, docs/machine-profile.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -23,15 +23,25 @@ from perfeq.errors import FitError
 from perfeq.fitting.costs import COST_SET_LADDER
 from perfeq.fitting.regression.fit import fit_machine
 from perfeq.fitting.regression.predict import count_vector
-from perfeq.fitting.regression.profile import HELD_OUT, LADDER, Candidate, MachineProfile, Selection
+from perfeq.fitting.regression.profile import (
+    HELD_OUT,
+    LADDER,
+    Candidate,
+    CostEstimate,
+    MachineProfile,
+    Selection,
+)
 from perfeq.fitting.regression.report import selection_lines
 from perfeq.fitting.regression.runs import Run
 
 
-def candidate_sets(runs: Sequence[Run], ladder: Sequence[Sequence[str]] = COST_SET_LADDER) -> list[tuple[str, ...]]:
-    """The sets of ``ladder`` whose every cost is a count some run has (non-zero), in ladder order."""
+def candidate_sets(runs: Sequence[Run], ladder: Sequence[Sequence[str]] = COST_SET_LADDER,
+                   fixed: Collection[str] = ()) -> list[tuple[str, ...]]:
+    """The sets of ``ladder`` whose every cost is a count some run has (non-zero), in ladder order;
+    costs in ``fixed`` (known from a probe) are left out of every set, which is then fitted beside them."""
     present = {name for run in runs for name, value in run.counts.items() if value}
-    return [tuple(costs) for costs in dict.fromkeys(tuple(c) for c in ladder) if set(costs) <= present]
+    free = (tuple(name for name in costs if name not in fixed) for costs in ladder)
+    return [costs for costs in dict.fromkeys(free) if costs and set(costs) <= present]
 
 
 def select_costs(
@@ -40,15 +50,17 @@ def select_costs(
     *,
     intercept: bool = False,
     weighting: str = "relative",
+    fixed: Mapping[str, CostEstimate] | None = None,
 ) -> Selection:
-    """Choose the cost set for ``runs`` (see the module docstring); FitError when none is admissible."""
-    sets = candidate_sets(runs, ladder)
+    """Choose the cost set for ``runs`` (see the module docstring); FitError when none is admissible.
+    ``fixed``: costs known from a probe, held in every candidate (``fit.fit_machine``)."""
+    sets = candidate_sets(runs, ladder, fixed or {})
     if not sets:
         raise FitError("none of the cost sets perfeq tries has counts in these runs: "
                        f"{'; '.join(','.join(c) for c in ladder)}")
     apps = list(dict.fromkeys(run.app for run in runs))
     judge = len(apps) > 1
-    candidates = [_candidate(runs, costs, apps if judge else [], intercept, weighting) for costs in sets]
+    candidates = [_candidate(runs, costs, apps if judge else [], intercept, weighting, fixed) for costs in sets]
     usable = [c for c in candidates if c.admissible]
     if not usable:
         raise FitError("no cost set could be fitted with every cost non-negative: "
@@ -66,15 +78,18 @@ def fit_selected(
     weighting: str = "relative",
     level: float = 0.95,
     report: Callable[[str], None] | None = None,
+    fixed: Mapping[str, CostEstimate] | None = None,
 ) -> MachineProfile:
     """Choose the cost set (``select_costs``), fit it, and keep the choice in the profile.
 
-    ``report`` receives the lines of ``report.selection_lines``.
+    ``report`` receives the lines of ``report.selection_lines``; ``fixed`` costs (from a probe) are
+    held, not fitted, in every candidate and in the profile.
     """
-    selection = select_costs(runs, ladder, intercept=intercept, weighting=weighting)
+    selection = select_costs(runs, ladder, intercept=intercept, weighting=weighting, fixed=fixed)
     for line in selection_lines(selection):
         (report or (lambda _text: None))(line)
-    profile = fit_machine(runs, list(selection.chosen), weighting=weighting, intercept=intercept, level=level)
+    profile = fit_machine(runs, list(selection.chosen), weighting=weighting, intercept=intercept, level=level,
+                          fixed=fixed)
     return replace(profile, selection=selection)
 
 
@@ -83,10 +98,11 @@ def _rank_key(candidate: Candidate) -> float:
 
 
 def _candidate(runs: Sequence[Run], costs: tuple[str, ...], apps: list[str], intercept: bool,
-               weighting: str) -> Candidate:
+               weighting: str, fixed: Mapping[str, CostEstimate] | None = None) -> Candidate:
     """``costs`` fitted on every run (admissibility), then held out application by application."""
     try:
-        whole = fit_machine(runs, list(costs), weighting=weighting, intercept=intercept, between_app=False)
+        whole = fit_machine(runs, list(costs), weighting=weighting, intercept=intercept, between_app=False,
+                            fixed=fixed)
     except FitError as exc:
         return Candidate(costs, reason=str(exc))
     reason = _negative(whole)
@@ -96,7 +112,7 @@ def _candidate(runs: Sequence[Run], costs: tuple[str, ...], apps: list[str], int
     for app in apps:
         try:
             fold = fit_machine([r for r in runs if r.app != app], list(costs), weighting=weighting,
-                               intercept=intercept, drop_empty=True, between_app=False)
+                               intercept=intercept, drop_empty=True, between_app=False, fixed=fixed)
         except FitError as exc:
             return Candidate(costs, reason=f"{app} cannot be predicted from the other applications: {exc}")
         mine = [r for r in runs if r.app == app]

@@ -6,7 +6,7 @@ units and returns a MachineProfile (profile.py) with costs, covariance and fit q
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -14,7 +14,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from perfeq.errors import FitError
-from perfeq.fitting.costs import MESSAGE_COSTS, MISS_COSTS, cost_spec
+from perfeq.fitting.costs import MESSAGE_COSTS, MISS_COSTS, canonical_order, cost_spec
 from perfeq.fitting.regression.design import Design, build_design, collinearity, collinearity_warnings
 from perfeq.fitting.regression.predict import count_vector
 from perfeq.fitting.regression.profile import (
@@ -39,6 +39,7 @@ def fit_machine(
     drop_empty: bool = False,
     level: float = 0.95,
     between_app: bool = True,
+    fixed: Mapping[str, CostEstimate] | None = None,
 ) -> MachineProfile:
     """Fit the machine costs beta in ``t = chi @ beta + e`` from calibration runs.
 
@@ -66,6 +67,12 @@ def fit_machine(
         With runs of two or more applications, also estimate the between-application error
         (:func:`between_application_error`), which prediction intervals for an application the fit
         never saw add to the fit's own error.
+    fixed : mapping of cost name to CostEstimate, optional
+        Costs known from elsewhere (a machine probe: ``perfeq fit --probes``), not fitted: their part
+        of every run's time, sum_k chi_k beta_k, is an offset subtracted before the regression, and
+        the profile holds them with their own source and standard error (the probes' spread),
+        uncorrelated with the fitted costs, so prediction intervals carry both.  A cost both given
+        here and in ``costs`` is taken from here.
 
     Returns
     -------
@@ -83,23 +90,52 @@ def fit_machine(
         raise FitError(f"weighting '{weighting}' unknown; accepted: {', '.join(WEIGHTINGS)}")
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
-    design = build_design(runs, costs, intercept=intercept, drop_empty=drop_empty)
+    fixed = dict(fixed or {})
+    free = None if costs is None else [name for name in costs if name not in fixed]
+    if free is None and fixed:
+        free = [name for name in runs[0].counts if name not in fixed] if runs else None
+    design = build_design(runs, free, intercept=intercept, drop_empty=drop_empty)
     time_s = design.time_s.to_numpy()
+    offset = fixed_seconds(design.runs, fixed)
     notes = list(design.warnings)
-    weights = _relative_weights(design, time_s, notes) if weighting == "relative" else np.ones_like(time_s)
-    result, scale = _solve(design.matrix, time_s, weights)
-    profile = _profile(design, result, scale, weights, weighting, level, notes)
-    return _with_between_app(profile, runs, costs, weighting, intercept) if between_app else profile
+    weights = (_relative_weights(design, time_s, offset, notes) if weighting == "relative"
+               else np.ones_like(time_s))
+    result, scale = _solve(design.matrix, time_s - offset, weights)
+    profile = _with_fixed(_profile(design, result, scale, weights, weighting, level, notes, offset), fixed)
+    if not between_app:
+        return profile
+    return _with_between_app(profile, runs, costs, weighting, intercept, fixed)
 
 
-def _relative_weights(design: Design, time_s: np.ndarray, notes: list[str]) -> np.ndarray:
+def fixed_seconds(runs: Sequence[Run], fixed: Mapping[str, CostEstimate]) -> np.ndarray:
+    """Seconds of each run priced by the ``fixed`` costs (a count the run lacks counts 0)."""
+    return np.array([sum(run.counts.get(name, 0.0) * cost.value for name, cost in fixed.items())
+                     for run in runs], dtype=float)
+
+
+def _with_fixed(profile: MachineProfile, fixed: Mapping[str, CostEstimate]) -> MachineProfile:
+    """``profile`` holding the ``fixed`` costs too, in the project's order, their variance their
+    standard error squared and no covariance with the fitted costs (they were measured apart)."""
+    if not fixed:
+        return profile
+    costs = {**profile.costs, **fixed}
+    names = canonical_order(list(costs))
+    variance = {name: (costs[name].stderr or 0.0) ** 2 for name in fixed}
+    old = profile.covariance or {}
+    covariance = {row: {col: (old[row][col] if row in old and col in old else
+                              variance.get(row, 0.0) if row == col else 0.0) for col in names} for row in names}
+    return replace(profile, costs={name: costs[name] for name in names}, covariance=covariance)
+
+
+def _relative_weights(design: Design, time_s: np.ndarray, offset: np.ndarray, notes: list[str]) -> np.ndarray:
     """Weights 1/t_hat^2 from the fitted time t_hat of a first pass weighted by 1/t_measured^2.
 
     Weighting by the noisy measurement itself biases the costs low by about 2 sigma^2 (8 % at
     sigma = 20 %); weighting by the fitted time does not.  A run fitted <= 0 s keeps its measured time.
+    ``offset``: each run's seconds priced by fixed costs (part of t_hat, not fitted).
     """
-    first, scale = _solve(design.matrix, time_s, 1.0 / time_s**2)
-    fitted = design.matrix.to_numpy() @ (first.params.to_numpy() / scale)
+    first, scale = _solve(design.matrix, time_s - offset, 1.0 / time_s**2)
+    fitted = design.matrix.to_numpy() @ (first.params.to_numpy() / scale) + offset
     usable = fitted > 0
     if not usable.all():
         notes.append(
@@ -109,10 +145,12 @@ def _relative_weights(design: Design, time_s: np.ndarray, notes: list[str]) -> n
 
 
 def _with_between_app(
-    profile: MachineProfile, runs: Sequence[Run], costs: Sequence[str] | None, weighting: str, intercept: bool
+    profile: MachineProfile, runs: Sequence[Run], costs: Sequence[str] | None, weighting: str, intercept: bool,
+    fixed: Mapping[str, CostEstimate] | None = None,
 ) -> MachineProfile:
     """``profile`` with its between-application error, or with the reason it has none as a warning."""
-    estimate, reason = between_application_error(runs, costs, weighting=weighting, intercept=intercept)
+    estimate, reason = between_application_error(runs, costs, weighting=weighting, intercept=intercept,
+                                                 fixed=fixed)
     if estimate is not None:
         return replace(profile, between_app=estimate)
     if len(profile.apps) > 1:  # with one application there is nothing to estimate it from; predict says so
@@ -125,6 +163,7 @@ def between_application_error(
     costs: Sequence[str] | None = None,
     weighting: str = "relative",
     intercept: bool = False,
+    fixed: Mapping[str, CostEstimate] | None = None,
 ) -> tuple[BetweenApp | None, str]:
     """Estimate the error of predicting an application the fit never saw, beyond the fit's intervals.
 
@@ -144,7 +183,7 @@ def between_application_error(
     columns that are zero in its training runs, as ``cross_validate`` does.
 
     Returns the estimate, or None and the reason when there are fewer than two applications or fewer
-    than two folds could be fitted.
+    than two folds could be fitted.  ``fixed`` costs are held in every fold (see ``fit_machine``).
     """
     apps = list(dict.fromkeys(run.app for run in runs))
     if len(apps) < 2:
@@ -164,6 +203,7 @@ def between_application_error(
                 intercept=intercept,
                 drop_empty=True,
                 between_app=False,
+                fixed=fixed,
             )
         except FitError:
             failed.append(app)
@@ -238,7 +278,10 @@ def _profile(
     weighting: str,
     level: float,
     notes: list[str],
+    offset: np.ndarray,
 ) -> MachineProfile:
+    """The fitted costs as a profile; ``offset``: each run's seconds priced by fixed costs (added
+    back to the fitted times)."""
     names = list(design.matrix.columns)
     params = result.params.to_numpy() / scale
     stderr = result.bse.to_numpy() / scale
@@ -270,7 +313,7 @@ def _profile(
         condition_number=condition,
         vif=vif,
         n_runs=len(design.runs),
-        runs=_run_summaries(design, result, weights),
+        runs=_run_summaries(design, result, weights, offset),
         calibration_range={
             name: (float(design.matrix[name].min()), float(design.matrix[name].max())) for name in names
         },
@@ -338,14 +381,15 @@ def _run_notes(design: Design, names: list[str]) -> list[str]:
     return notes
 
 
-def _run_summaries(design: Design, result, weights: np.ndarray) -> tuple[RunSummary, ...]:
-    """Fitted time and internally studentized residual r_i = sqrt(w_i) e_i / (sigma sqrt(1 - h_ii))."""
+def _run_summaries(design: Design, result, weights: np.ndarray, offset: np.ndarray) -> tuple[RunSummary, ...]:
+    """Fitted time (with the fixed costs' ``offset``) and internally studentized residual
+    r_i = sqrt(w_i) e_i / (sigma sqrt(1 - h_ii))."""
     weighted = result.model.wexog
     q, _ = np.linalg.qr(weighted)
     leverage = np.clip(np.sum(q**2, axis=1), 0.0, 1.0 - 1e-12)
     pearson = np.sqrt(weights) * result.resid.to_numpy()
     std_resid = pearson / (np.sqrt(result.scale) * np.sqrt(1.0 - leverage))
-    fitted = result.fittedvalues.to_numpy()
+    fitted = result.fittedvalues.to_numpy() + offset
     return tuple(
         RunSummary(run.app, run.params, run.procs, run.threads, run.rep, run.time_s, float(fit), float(r),
                    run.digest)

@@ -49,8 +49,10 @@ def format_profile(profile: MachineProfile) -> str:
             f"machine costs ({method}; {profile.n_runs} runs, {profile.df_resid} residual df{_host(profile)})"
         )
         ci_title = f"{percent}% CI"
+        mixed = any(profile.cost_source(name) != profile.source for name in profile.costs)
         lines.append(
             f"{'cost':<8} {'value':>10} {'unit':<14} {'stderr':>10} {ci_title:>23} {'p-value':>9} {'VIF':>7}"
+            + ("  from" if mixed else "")
         )
         for name, est in profile.costs.items():
             spec = cost_spec(name)
@@ -60,6 +62,7 @@ def format_profile(profile: MachineProfile) -> str:
             lines.append(
                 f"{name:<8} {_scaled(est.value, unit):>10} {spec.display_unit:<14} {_scaled(est.stderr, unit):>10} "
                 f"{interval:>23} {_p_value(est.p_value):>9} {'' if vif is None else f'{vif:.3g}':>7}"
+                + (f"  {profile.cost_source(name)}" if mixed else "")
             )
         lines.append(
             f"R^2 ({profile.rsquared_kind}) {profile.rsquared:.6g}   sigma {_sigma(profile)}   "

@@ -53,12 +53,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run the whole pipeline on the bundled examples (instrument, model, calibrate, predict)",
         description="The tour: instrument an example, run it small, model it, calibrate this machine "
         "on the other examples, check a prediction against a real run, predict at a much larger "
-        "size with intervals, and plot the sensitivity to message startup. Resumable.",
+        "size with intervals, and plot the sensitivity to message startup. Message costs come from "
+        "quick probes (runs on 1-2 processes cannot identify them). Resumable.",
     )
     t.add_argument("-o", "--output", type=Path, default=Path("tour"), help="output folder (default tour/)")
     t.add_argument("--example", default="gauss", help="the example to predict (default gauss)")
     t.add_argument("--reps", type=int, default=2, help="calibration repetitions (default 2)")
     t.add_argument("--procs", default="1,2", help="calibration process counts (default 1,2)")
+    t.add_argument("--probes", type=Path, metavar="PROBES.json", help="take the message costs from this probe "
+                   "file (default: run perfeq probe --quick into the output folder, about 10 s)")
     t.set_defaults(func=_tour)
 
     p = subparsers.add_parser(

@@ -1,8 +1,9 @@
 """``perfeq tour``: the whole pipeline on the bundled examples, as a user would run it.
 
 Instrument one example, run it small, build its model, calibrate this machine on the other
-examples, check one prediction against a real run, predict the example at a much larger size with
-intervals, and write a sensitivity plot, all into one folder of plain files.
+examples (message costs from quick probes, the rest fitted), check one prediction against a real
+run, predict the example at a much larger size with intervals, and write a sensitivity plot, all
+into one folder of plain files.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from perfeq.fitting.analysis.sensitivity import plot_sensitivity, sensitivity
 from perfeq.fitting.costs import INTERCEPT, MESSAGE_COSTS
 from perfeq.fitting.regression.costsets import fit_selected
 from perfeq.fitting.regression.predict import Prediction, predict
+from perfeq.fitting.regression.probed import probed_from
 from perfeq.fitting.regression.profile import MachineProfile, save_profile
 from perfeq.fitting.regression.report import format_profile, interval_advice
 from perfeq.fitting.regression.runs import read_runs
@@ -25,6 +27,7 @@ from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import CostModel, build_model
 from perfeq.workflows.calibrate import parse_procs, run_campaign
 from perfeq.workflows.pipeline import build_instrumented, build_plain, run_small, time_run
+from perfeq.workflows.probe import describe, run_probes
 
 
 def _say(step: str, text: str) -> None:
@@ -83,11 +86,32 @@ def _calibrate(args: argparse.Namespace, example: Example, catalog: list[Example
     run_campaign(others, runs_path, out / "work", parse_procs(args.procs), args.reps,
                  progress=lambda text: print(f"    {text}", flush=True))
     runs = read_runs(runs_path)
-    _say("fit", "t = chi * beta + e by weighted least squares (statsmodels), as perfeq fit runs.csv --intercept")
-    profile = fit_selected(runs, intercept=True, report=lambda text: print(f"    {text}"))
+    probes = _probes(args, out)
+    _say("fit", f"t = chi * beta + e by weighted least squares (statsmodels), as perfeq fit runs.csv --intercept "
+         f"--probes {probes}")
+    fixed = probed_from(probes, lambda text: print(f"    {text}"))
+    profile = fit_selected(runs, intercept=True, report=lambda text: print(f"    {text}"), fixed=fixed)
     save_profile(profile, out / "machine.json")
     print("    " + format_profile(profile).replace("\n", "\n    "))
     return profile
+
+
+def _probes(args: argparse.Namespace, out: Path) -> Path:
+    """The probe file the message costs come from: ``--probes``, else quick probes run now."""
+    if args.probes is not None:
+        _say("probe", f"message costs from {args.probes}")
+        return args.probes
+    path = out / "probes.json"
+    _say("probe", f"perfeq probe --quick -o {path}: ping-pong latency and bandwidth (and the memory and compute "
+         "curves), since runs on 1-2 processes of one node cannot identify what a message costs")
+    steps = []  # the [k/N] lines of every probe point: kept quiet, the headline numbers are printed
+    results, _ = run_probes(path, quick=True, plots=out / "probes.plots",
+                            say=lambda text: steps.append(text) if text.startswith("[") else print(f"    {text}"))
+    for line in describe(results):
+        print(f"    {line}")
+    print(f"    {len(steps)} points in {results.settings['seconds']:.0f} s; curves in {path}, plots in "
+          f"{out / 'probes.plots'}/")
+    return path
 
 
 def _predict_at(model: CostModel, profile: MachineProfile, machine: Machine, values: dict, procs: int) -> Prediction:

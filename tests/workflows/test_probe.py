@@ -75,9 +75,10 @@ def test_the_memory_curves_step_down_from_the_l1_cache_to_memory(probed):
     assert all(value > 0 for value in read.median)
     # in L1 (4 KiB) a load is served several times faster than from memory (4x the last-level cache):
     # measured here 78 against 16-30 GB/s, 1.2 against 170-300 ns
-    assert read.median[0] > 1.5 * read.median[-1]
-    assert chase.median[-1] > 5 * chase.median[0]
-    assert results.curve("update", 1).median[0] > results.curve("update", 1).median[-1]
+    assert read.median[0] > 1.5 * read.median[-1], read.median
+    assert chase.median[-1] > 5 * chase.median[0], chase.median
+    update = results.curve("update", 1).median
+    assert update[0] > update[-1], update
 
 
 def test_the_compute_probe_sees_latency_and_mispredictions(probed):
@@ -179,3 +180,20 @@ def test_launches_here_with_more_processes_than_processors_are_noted():
     assert _notes(steps, 2, Launchers(spread="srun -n {P} {cmd}")) == []  # another node's processors
     assert "no network probe" in _notes(plan_steps(QUICK, llc_bytes=1 << 20, line_bytes=64, memory_bytes=1 << 34,
                                                    cores=1, procs=[]), 1, Launchers())[0]
+
+
+def test_the_message_costs_perfeq_fit_takes_from_the_probes_are_physical(probed):
+    """``perfeq fit --probes``'s startup and bytes from a real quick run: the half round trip of the
+    smallest message, and a per-byte cost within what real machines have."""
+    from perfeq.fitting.convolution.probecosts import ProbeCosts
+    from perfeq.fitting.costs import cost_spec
+    from perfeq.fitting.regression.probed import probed_costs
+
+    results = load_probes(probed[0])
+    if results.machine["cores"] < 2:
+        pytest.skip("one core: no network probe")
+    costs = probed_costs(ProbeCosts.load(probed[0]))
+    assert costs["startup"].value == pytest.approx(results.curve("pingpong_intra").median[0], rel=1e-9)
+    for name, cost in costs.items():
+        low, high = cost_spec(name).plausible
+        assert low <= cost.value <= high and cost.stderr >= 0 and cost.source == "probe", name
