@@ -308,6 +308,10 @@ def calibration_warnings(profile: MachineProfile, procs: int | None, threads: in
         if value is not None and calibrated and value > max(calibrated):
             notes.append(f"{name}={value} is beyond the calibrated {what} (at most {max(calibrated)}): what grows "
                          f"with {name} (messages, processes sharing a node) is extrapolated")
+    probed = [name for name in MESSAGE_COSTS if name in profile.costs and profile.cost_source(name) == "probe"]
+    if probed and procs is not None and procs > 2 and (counts or {}).get("startup", 0.0) > 0:
+        notes.append(f"{' and '.join(probed)} come from a ping-pong between two processes of one node (perfeq "
+                     f"probe): at P={procs} messages between nodes and collectives on many processes may cost more")
     notes.extend(_cache_warnings(profile, counts or {}))
     unpriced = unpriced_messages(profile, counts or {})
     if unpriced:
