@@ -6,10 +6,13 @@ times --scale), on P = 1 and 2, time the plain program (median of --reps) and pr
 
 * from the probe file alone (``perfeq predict MODEL --machine probes.json``: no fit, no run of it);
 * from a regression fitted on a kept calibration campaign without this application's runs
-  (``--runs``, costs ``--costs`` with an intercept: held out), when ``--runs`` is given.
+  (``--runs``, costs ``--costs`` with an intercept: held out), when ``--runs`` is given;
+* from both: the same regression with the message costs taken from the probe file (``perfeq fit
+  --probes``: startup and bytes from the ping-pong, the other costs fitted beside them).
 
 Prints predicted / measured per example, size and P with the level of the largest nest's footprint
-(in cache or out of cache, against the probed last-level cache), and mean |error| per group.  The
+(in cache or out of cache, against the probed last-level cache), and per group the mean |error| and,
+for the two regressions, how many runs fall inside the 95 % prediction interval.  The
 time of an empty MPI job (start-up, not priced by the probes) is printed beside.
 
     python benchmarks/convolution_accuracy.py [--probes probes.json] [--runs benchmarks/data/X.runs.csv]
@@ -31,6 +34,9 @@ import sympy as sp
 from perfeq.examples.catalog import load_catalog
 from perfeq.fitting.convolution.convolve import convolve
 from perfeq.fitting.convolution.probecosts import ProbeCosts
+from perfeq.fitting.regression.predict import predict_model
+from perfeq.fitting.regression.probed import probed_costs
+from perfeq.symbolic.machine import Machine
 from perfeq.workflows.pipeline import (
     build_instrumented,
     build_plain,
@@ -55,15 +61,16 @@ def footprint(model, values, procs) -> float:
                                              (procs,)))) for nest in model.nests), default=0.0)
 
 
-def regression(runs_csv: Path | None, app: str, costs: str):
-    """A machine profile fitted without ``app``'s runs (None without a runs file)."""
+def regression(runs_csv: Path | None, app: str, costs: str, fixed=None):
+    """A machine profile fitted without ``app``'s runs (None without a runs file); ``fixed``: costs
+    taken from the probes (perfeq fit --probes)."""
     if runs_csv is None:
         return None
     from perfeq.fitting.regression.fit import fit_machine
     from perfeq.fitting.regression.runs import read_runs
 
     others = [run for run in read_runs(runs_csv) if run.app != app]
-    return fit_machine(others, costs.split(","), intercept=True)
+    return fit_machine(others, costs.split(","), intercept=True, fixed=fixed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,21 +93,24 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([sys.executable, "-m", "perfeq", "probe", "--quick", "-o", str(probes)], check=True,
                            cwd=folder)
         costs = ProbeCosts.load(probes)
+        probed = probed_costs(costs)
         last = costs.levels(1)[-2].bytes
         empty = build_size_probe(folder / "size")
         startup = {p: statistics.median(time_run(empty, [], p) for _ in range(3)) for p in (1, 2)}
         print(f"probe file {probes}; last-level cache {last / 2**20:.0f} MiB; empty MPI job "
               + ", ".join(f"P={p}: {s:.3f} s" for p, s in startup.items()) + " (not priced)")
         print(f"{'example':11s} {'params':22s} {'P':>2s} {'footprint':>10s} {'where':>12s} {'measured':>9s} "
-              f"{'conv':>8s} {'conv/m':>7s} {'band':>15s} {'regr':>8s} {'regr/m':>7s}")
+              f"{'conv':>8s} {'conv/m':>7s} {'band':>15s} {'regr':>8s} {'regr/m':>7s} {'both':>8s} {'both/m':>7s}")
         errors: dict[tuple[str, str], list[float]] = {}
+        inside: dict[tuple[str, str], list[bool]] = {}
         for example in load_catalog():
             if chosen and example.name not in chosen:
                 continue
             binary = build_instrumented(example, folder / example.name)
             model = model_example(example, binary, folder / example.name)
             plain = build_plain(example, folder / example.name)
-            profile = regression(args.runs, example.name, args.costs)
+            profiles = {"regr": regression(args.runs, example.name, args.costs),
+                        "both": regression(args.runs, example.name, args.costs, probed)}
             for values in sizes(example, args.scale):
                 for procs in (1, 2):
                     result = convolve(model, costs, values, procs, overlap=args.overlap)
@@ -114,19 +124,23 @@ def main(argv: list[str] | None = None) -> int:
                             f"{result.seconds:8.3f} {result.seconds / measured:7.3f} "
                             f"{result.band[0]:7.3f}-{result.band[1]:<7.3f}")
                     errors.setdefault(("conv", where), []).append(abs(result.seconds / measured - 1))
-                    if profile is not None:
-                        from perfeq.fitting.regression.predict import predict_model
-                        from perfeq.symbolic.machine import Machine
-
-                        predicted, _, _ = predict_model(model, profile, values, procs, 1, Machine.detect(),
-                                                        application=example.name)
+                    for kind, profile in profiles.items():
+                        if profile is None:
+                            continue
+                        predicted, _, _ = predict_model(model, profile, values, procs, 1, Machine.detect())
                         line += f" {predicted.time_s:8.3f} {predicted.time_s / measured:7.3f}"
-                        errors.setdefault(("regr", where), []).append(abs(predicted.time_s / measured - 1))
+                        errors.setdefault((kind, where), []).append(abs(predicted.time_s / measured - 1))
+                        low, high = predicted.prediction_interval
+                        inside.setdefault((kind, where), []).append(low <= measured <= high)
                     print(line, flush=True)
         print()
+        names = {"conv": "probes + convolution", "regr": "regression (held out)",
+                 "both": "regression + probes (held out)"}
         for (kind, where), found in sorted(errors.items()):
-            name = "probes + convolution" if kind == "conv" else "regression (held out)"
-            print(f"{name:24s} {where:12s} mean |error| {100 * statistics.mean(found):5.1f} % over {len(found)} runs")
+            held = inside.get((kind, where))
+            coverage = f", inside the 95 % PI {sum(held)}/{len(held)}" if held else ""
+            print(f"{names[kind]:31s} {where:12s} mean |error| {100 * statistics.mean(found):5.1f} % over "
+                  f"{len(found)} runs{coverage}")
     return 0
 
 
