@@ -104,38 +104,55 @@ class _Evaluator:
 
 
 def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, threads: int = 1, *,
-             overlap: str = "max", rule: str = "layer", band: bool = True) -> Convolution:
-    """The fit-free prediction of ``model`` at ``values``, P = ``procs``, on the probed machine."""
+             overlap: str = "max", rule: str = "layer", band: bool = True,
+             ranks_per_node: int | None = None) -> Convolution:
+    """The fit-free prediction of ``model`` at ``values``, P = ``procs``, on the probed machine.
+
+    ``ranks_per_node`` (default: all P on one node) places the ranks, ``ceil(P / ranks_per_node)``
+    nodes: the memory curves are read for the processes of one node (contention, the last level's
+    share), and with more than one node every message on the critical path is priced at the
+    ping-pong across nodes (the probe file's ``pingpong_inter``; within a node when it has none, said).
+    """
     if overlap not in OVERLAPS or rule not in CACHE_RULES:
         raise UsageError(f"overlap must be one of {OVERLAPS} and the cache rule one of {CACHE_RULES}")
     if not any(item.signature for item in model.items):
         raise UsageError(f"{model.program}: the model has no application signature (it was built by an "
                          "older perfeq): rebuild it with perfeq model TRACE ... to predict from probes")
     model.check_values({**values, "P": procs})
-    per_node = procs * threads  # every process on this one node (placement: issue 21, item 5)
+    if ranks_per_node is not None and ranks_per_node < 1:
+        raise UsageError(f"ranks per node must be at least 1, not {ranks_per_node}")
+    on_node = min(procs, ranks_per_node or procs)
+    per_node = on_node * threads  # the processes (and their threads) sharing one node
+    across = on_node < procs
     evaluate = _Evaluator(model, values, procs, threads)
     counts = [{key: model.per_rank(key, values, procs, threads, index) for key in model.item_keys(item)
                if key in ("flops", "chain", "iops", "cmp", "branch", "loads", "stores", "ops", "ops_total",
                           "startup", "bytes", "sent")} for index, item in enumerate(model.items)]
-    priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule)
+    priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule, across)
     total = np.sum([p.time for p in priced], axis=0) if priced else np.zeros(procs)
     slowest = int(np.argmax(total)) if procs else 0
     low = high = float(total[slowest])
     if band:
         ends = []
         for bound in ("fast", "slow"):
-            other = _price(model, costs.at(bound), counts, evaluate, procs, per_node, overlap, rule)
+            other = _price(model, costs.at(bound), counts, evaluate, procs, per_node, overlap, rule, across)
             ends.append(float(np.max(np.sum([p.time for p in other], axis=0))) if other else 0.0)
         low, high = min(ends), max(ends)
-    notes = _notes(model, costs, procs, per_node)
+    notes = _notes(model, costs, procs, per_node, across)
     used = {"add (s)": costs.compute("flops_independent"), "chained add (s)": costs.compute("flops_chained"),
             "integer op (s)": costs.compute("int_ops"), "mispredicted branch (s)": costs.misprediction()}
     return Convolution(model.program, values, procs, threads, per_node, overlap, rule, total, slowest, priced,
                        (low, high), costs.levels(per_node), used, notes)
 
 
-def _notes(model, costs: ProbeCosts, procs: int, per_node: int) -> list[str]:
+def _notes(model, costs: ProbeCosts, procs: int, per_node: int, across: bool) -> list[str]:
     notes = ["fit-free: every cost comes from the probe file; no run of this program was timed"]
+    if across:
+        nodes = -(-procs // max(per_node, 1))
+        inter = costs.results.curve("pingpong_inter") is not None
+        notes.append(f"{nodes} nodes: messages on the critical path priced at the ping-pong across nodes"
+                     + ("" if inter else " - not in the probe file (perfeq probe --across-launcher): priced "
+                        "within a node, too fast"))
     cores = int(costs.machine.get("cores") or 0)
     if cores and per_node > cores:
         notes.append(f"{per_node} processes on a node of {cores} cores: memory rates of the probe with the most "
@@ -148,7 +165,7 @@ def _notes(model, costs: ProbeCosts, procs: int, per_node: int) -> list[str]:
     return notes
 
 
-def _price(model, costs: ProbeCosts, counts, evaluate, procs, per_node, overlap, rule) -> list[Priced]:
+def _price(model, costs: ProbeCosts, counts, evaluate, procs, per_node, overlap, rule, across=False) -> list[Priced]:
     levels = costs.levels(per_node)
     unit_time = _UnitTimes(costs, per_node)
     bodies = {(item.unit, item.context, item.id): index for index, item in enumerate(model.items)
@@ -169,7 +186,7 @@ def _price(model, costs: ProbeCosts, counts, evaluate, procs, per_node, overlap,
                 key: value for key, value in row.items() if key not in counts[header]}
         zero = np.zeros(procs)
         if item.kind == "comm":
-            comm, source = _message_time(item, row, evaluate, costs, procs)
+            comm, source = _message_time(item, row, evaluate, costs, procs, across)
             out.append(Priced(item.label, "comm", zero, zero, comm, comm, source=source))
             continue
         if item.kind == "region":
@@ -276,7 +293,8 @@ def _level(levels: list[CacheLevel], working_set: float) -> str:
     return "memory"
 
 
-def _message_time(item, row, evaluate, costs: ProbeCosts, procs: int) -> tuple[np.ndarray, str]:
+def _message_time(item, row, evaluate, costs: ProbeCosts, procs: int, across: bool = False
+                  ) -> tuple[np.ndarray, str]:
     """Seconds of one MPI call site on every rank, and the curve that priced it."""
     zero = np.zeros(procs)
     # model format 3: startup = messages on the critical path, sent = messages this rank sends
@@ -290,5 +308,5 @@ def _message_time(item, row, evaluate, costs: ProbeCosts, procs: int) -> tuple[n
     if collective is not None:
         seconds, source = collective
         return calls * seconds, f"{source} at {size:.0f} B"
-    seconds, source = costs.message(size)
+    seconds, source = costs.message(size, across)
     return critical * seconds, f"{source} at {size:.0f} B x critical path"

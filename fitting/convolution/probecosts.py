@@ -130,15 +130,18 @@ class ProbeCosts:
         return max(2.0 * self.compute("branch_difference"), 0.0)
 
     # ---- network --------------------------------------------------------------------------------
-    def message(self, size: float) -> tuple[float, str]:
-        """Seconds per point-to-point message of ``size`` bytes: half a ping-pong round trip within a
-        node at that size (interpolated; above the largest size, that time plus the rest at the
-        largest size's bandwidth)."""
-        curve = self.results.curve("pingpong_intra")
+    def message(self, size: float, across: bool = False) -> tuple[float, str]:
+        """Seconds per point-to-point message of ``size`` bytes: half a ping-pong round trip at that
+        size (interpolated; above the largest size, that time plus the rest at the largest size's
+        bandwidth), within a node, or across two nodes with ``across`` when the file has that curve
+        (else within a node, and the source says so)."""
+        inter = self.results.curve("pingpong_inter") if across else None
+        curve = inter if inter is not None else self.results.curve("pingpong_intra")
         if curve is None:
             raise UsageError(f"{self.source}: the probe file has no ping-pong curve (it was run on one "
                              "core): messages cannot be priced")
-        return _along(curve.x, self._values(curve), size), "pingpong_intra"
+        name = curve.name if inter is not None or not across else "pingpong_intra (no ping-pong across nodes probed)"
+        return _along(curve.x, self._values(curve), size), name
 
     def collective(self, call: str, procs: int, size: float) -> tuple[float, str] | None:
         """Seconds per call of collective ``call`` on ``procs`` processes with ``size`` bytes, from its

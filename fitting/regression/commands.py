@@ -121,6 +121,10 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-rule", choices=("layer", "footprint"), default="layer",
                    help="with a probe file: the level serving a reference from its reuse distance (layer "
                    "conditions, default) or from its nest's footprint (the paper's rule)")
+    p.add_argument("--nodes", type=int, metavar="N", help="with a probe file: the ranks spread over N nodes "
+                   "(block placement): memory contention per node, messages across nodes")
+    p.add_argument("--ranks-per-node", type=int, metavar="K", help="with a probe file: K ranks on each node "
+                   "(default: all on one node)")
     p.add_argument("--set", action="append", default=[], metavar="COST=VALUE",
                    help="what-if: set one cost to a value with its unit (startup=1us, bytes=0.5ns) or scale it "
                    "(bytes=0.5x); repeatable. A cost set by hand is exact, a scaled one keeps its relative "
@@ -217,6 +221,9 @@ def run_predict(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.machine}: --set edits the costs of a machine profile (perfeq fit); a probe "
                              "file's curves are not edited")
         return _predict_from_probes(args, model)
+    if args.nodes is not None or args.ranks_per_node is not None:
+        raise UsageError(f"{args.machine}: --nodes and --ranks-per-node place ranks for a probe file's curves "
+                         "(perfeq probe); a fitted machine profile has no per-node costs")
     profile, edits = apply_edits(load_profile(args.machine), [parse_edit(text) for text in args.set])
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
@@ -239,6 +246,18 @@ def run_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ranks_per_node(args: argparse.Namespace, procs: int) -> int | None:
+    """The ranks on one node from ``--ranks-per-node`` or ``--nodes`` (None: all on one node)."""
+    if args.nodes is not None and args.ranks_per_node is not None:
+        raise UsageError("give --nodes or --ranks-per-node, not both")
+    for option, value in (("--nodes", args.nodes), ("--ranks-per-node", args.ranks_per_node)):
+        if value is not None and value < 1:
+            raise UsageError(f"{option} must be at least 1, not {value}")
+    if args.nodes is not None:
+        return -(-procs // args.nodes)
+    return args.ranks_per_node
+
+
 def _predict_from_probes(args: argparse.Namespace, model) -> int:
     """``perfeq predict MODEL --machine probes.json ...``: the convolution, fit-free."""
     from perfeq.fitting.convolution.convolve import convolve
@@ -250,7 +269,7 @@ def _predict_from_probes(args: argparse.Namespace, model) -> int:
                          "machine's caches and prices any program")
     values, procs, threads = parse_assignments(args.assignments)
     result = convolve(model, ProbeCosts.load(args.machine), values, procs, threads, overlap=args.overlap,
-                      rule=args.cache_rule)
+                      rule=args.cache_rule, ranks_per_node=_ranks_per_node(args, procs))
     if args.json:
         print(json.dumps({"model": str(args.model), "machine": str(args.machine), **to_dict(result)}, indent=1))
         return 0

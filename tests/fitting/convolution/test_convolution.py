@@ -19,7 +19,7 @@ from perfeq.fitting.convolution.convolve import convolve
 from perfeq.fitting.convolution.probecosts import ProbeCosts, is_probe_file
 from perfeq.instrument.descriptors import read_descriptors
 from perfeq.runtime.probes.curves import Curve
-from perfeq.runtime.probes.document import ProbeResults, save_probes
+from perfeq.runtime.probes.document import ProbeResults, load_probes, save_probes
 from perfeq.symbolic.model import build_model, load_model
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -234,3 +234,63 @@ def test_predict_with_probes_refuses_a_model_without_a_signature(models, probes,
     assert main(["predict", str(folder / "model.json"), "--machine", str(probes), "--caches", str(probes),
                  "n=10", "reps=1", "P=1"]) != 0
     assert "probe file" in one_line_error(capsys)
+
+
+# ---- placement (issue 21, item 5) -----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def across_probes(probes, tmp_path_factory) -> Path:
+    """The probe file with a ping-pong across nodes ten times slower than within one."""
+    import dataclasses
+
+    results = load_probes(probes)
+    intra = results.curve("pingpong_intra")
+    inter = _curve("pingpong_inter", 2, list(intra.x), [10 * v for v in intra.median])
+    path = tmp_path_factory.mktemp("across") / "probes.json"
+    save_probes(path, dataclasses.replace(results, curves=(*results.curves, inter)))
+    return path
+
+
+def test_ranks_per_node_decide_the_share_of_the_last_level_cache(models, probes):
+    """Four triads of 9.6 MB: on one node each gets 8 MiB of the 32 MiB last level (memory); one
+    rank per node gets it all (L3)."""
+    triad, _ = models["triad"]
+    costs = ProbeCosts.load(probes)
+    packed = convolve(triad, costs, {"n": 400000, "reps": 10}, 4)
+    spread = convolve(triad, costs, {"n": 400000, "reps": 10}, 4, ranks_per_node=1)
+    assert packed.per_node == 4 and spread.per_node == 1
+    assert {r["level"] for r in _priced(packed, "triad", 12).values()} == {"memory"}
+    assert {r["level"] for r in _priced(spread, "triad", 12).values()} == {"L3"}
+
+
+def test_messages_between_nodes_are_priced_at_the_ping_pong_across_nodes(models, probes, across_probes):
+    """The allreduce on 4 processes (no curve for P = 4): its critical path at the ping-pong, within a
+    node when all four share one, across nodes when they are on two; said when the file lacks it."""
+    triad, _ = models["triad"]
+    values = {"n": 1000, "reps": 1}
+    costs = ProbeCosts.load(across_probes)
+
+    def comm(result):
+        return next(i for i in result.items if i.kind == "comm" and np.any(i.comm > 0))
+
+    one_node, two_nodes = (convolve(triad, costs, values, 4, ranks_per_node=k) for k in (4, 2))
+    assert comm(one_node).source.startswith("pingpong_intra at 8 B")
+    assert comm(two_nodes).source.startswith("pingpong_inter at 8 B")
+    assert float(np.max(comm(two_nodes).comm)) == pytest.approx(10 * float(np.max(comm(one_node).comm)), rel=1e-9)
+    assert any("2 nodes" in note for note in two_nodes.notes)
+    lacking = convolve(triad, ProbeCosts.load(probes), values, 4, ranks_per_node=2)
+    assert "no ping-pong across nodes probed" in comm(lacking).source
+    assert any("not in the probe file" in note for note in lacking.notes)
+
+
+def test_predict_places_ranks_with_nodes_or_ranks_per_node(models, across_probes, capsys):
+    triad, folder = models["triad"]
+    base = ["predict", str(folder / "model.json"), "--machine", str(across_probes), "n=1000", "reps=1", "P=4"]
+    assert main([*base, "--nodes", "2", "--json"]) == 0
+    by_nodes = json.loads(capsys.readouterr().out)
+    assert main([*base, "--ranks-per-node", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["seconds"] == by_nodes["seconds"]
+    assert by_nodes["processes_per_node"] == 2
+    assert main([*base, "--nodes", "2", "--ranks-per-node", "2"]) == 2
+    assert one_line_error(capsys) == "perfeq: error: give --nodes or --ranks-per-node, not both"
+    assert main([*base, "--nodes", "0"]) == 2
+    assert "--nodes must be at least 1" in one_line_error(capsys)
