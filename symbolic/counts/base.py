@@ -222,7 +222,7 @@ class CountBase:
             return None, ""
         best_error = min(c[0] for c in candidates)
         if best_error > FIT_TOLERANCE:
-            return None, ""
+            return _affine(samples, self._forms())
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
         tied = [c for c in candidates if c[0] <= best_error + 1e-9]
@@ -281,3 +281,33 @@ def _number(expr: sp.Expr, values: dict) -> float | None:
         return number if math.isfinite(number) else None
     except (TypeError, ValueError, NameError, ZeroDivisionError):
         return None
+
+
+def _affine(samples: list[tuple[dict, sp.Rational]], forms: list[sp.Expr]) -> tuple[sp.Expr | None, str]:
+    """a + b * form for trips per entry that no c * form reproduces: a count of cells floor(c n / P)
+    (link cells, blocks of a decomposition), an offset such as n / P - 1 boundary iterations.
+
+    Least squares on relative errors over the runs; kept only when the runs hold at least three
+    distinct values of the form (two to fix a and b, one or more to check them), b > 0, and every
+    run is reproduced within :data:`FIT_TOLERANCE`; the form with the smallest worst error wins.
+    """
+    trips = np.array([float(t) for _, t in samples])
+    best = None  # (worst relative error, a, b, form)
+    for form in forms:
+        bases = [_finite(form.subs(v)) for v, _ in samples]
+        if any(b is None for b in bases) or len({round(b, 9) for b in bases}) < 3:
+            continue
+        x = np.array(bases)
+        design = np.column_stack([1.0 / trips, x / trips])
+        (a, b), *_ = np.linalg.lstsq(design, np.ones_like(trips), rcond=None)
+        fitted = a + b * x
+        if b <= 0 or np.any(fitted <= 0):
+            continue
+        error = float(np.max(np.abs(fitted - trips) / trips))
+        if error <= FIT_TOLERANCE and (best is None or error < best[0]):
+            best = (error, a, b, form)
+    if best is None:
+        return None, ""
+    error, a, b, form = best
+    a, b = (sp.nsimplify(v, rational=True, tolerance=1e-6 * max(abs(v), 1.0)) for v in (a, b))
+    return a + b * form, f" (a + b * form fitted on {len(samples)} runs, worst error {error:.1%})"
