@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.pycode import PythonCodePrinter
 
 from perfeq.symbolic.chi import CACHE_KEYS
@@ -29,8 +30,35 @@ def _maple(expr) -> str:
     return maple_code(expr)
 
 
+class _LatexPrinter(LatexPrinter):
+    r"""sympy's LaTeX, with names that hold underscores kept whole: ``mpi_critical_send(P)`` as
+    ``\operatorname{mpi\_critical\_send}(P)``, the parameter ``current_nx`` as ``\mathit{current\_nx}``
+    (sympy reads an underscore as a subscript: ``mpi_{\mathcal{criti} send}``)."""
+
+    def _print_Function(self, expr, exp=None):
+        name = expr.func.__name__
+        if not isinstance(expr, AppliedUndef) or "_" not in name:
+            return super()._print_Function(expr, exp)
+        args = ", ".join(self._print(arg) for arg in expr.args)
+        text = rf"\operatorname{{{_escaped(name)}}}{{\left({args} \right)}}"
+        return text if exp is None else rf"{text}^{{{exp}}}"
+
+    def _print_Symbol(self, expr, style="plain"):
+        if "_" in expr.name:
+            return rf"\mathit{{{_escaped(expr.name)}}}"
+        return super()._print_Symbol(expr, style)
+
+
+def _escaped(name: str) -> str:
+    return name.replace("_", r"\_")
+
+
+def _latex(expr) -> str:
+    return _LatexPrinter().doprint(expr)
+
+
 # An expression as each format writes it (``perfeq equation --format``; python is ``python_module``).
-FORMATTERS = {"text": _show, "latex": sp.latex, "maple": _maple}
+FORMATTERS = {"text": _show, "latex": _latex, "maple": _maple}
 
 
 def python_module(model: CostModel, beta: dict[str, float] | None = None, source: str = "") -> str:

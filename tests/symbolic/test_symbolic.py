@@ -493,3 +493,16 @@ def test_a_call_in_a_short_circuit_loop_condition_keeps_its_measured_ratio(tmp_p
     # every test would be 257 calls per rank; the run's ratio (about one in two) is 8/17 at n = 16
     assert predicted["calls"] == pytest.approx(measured["calls"], rel=0.05)
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.05)
+
+
+def test_latex_keeps_names_with_underscores_whole():
+    """``perfeq equation --format latex``: the MPI message functions and parameters such as
+    ``current_nx`` are names, not a base with a subscript (sympy's default: mpi_{\\mathcal{criti} send})."""
+    from perfeq.symbolic.export import FORMATTERS
+
+    current_nx = sp.Symbol("current_nx", positive=True)
+    critical = sp.Function("mpi_critical_send")
+    text = FORMATTERS["latex"](2 * current_nx * critical(P) + sp.floor(current_nx / P))
+    assert r"\operatorname{mpi\_critical\_send}{\left(P \right)}" in text
+    assert r"\mathit{current\_nx}" in text and "_{" not in text
+    assert r"\left\lfloor" in text  # everything else as sympy prints it
