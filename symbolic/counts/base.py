@@ -222,7 +222,7 @@ class CountBase:
             return None, ""
         best_error = min(c[0] for c in candidates)
         if best_error > FIT_TOLERANCE:
-            return _affine(samples, self._forms())
+            return _affine(samples, [f for f in self._forms() if _polynomial(f)])
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
         tied = [c for c in candidates if c[0] <= best_error + 1e-9]
@@ -283,6 +283,11 @@ def _number(expr: sp.Expr, values: dict) -> float | None:
         return None
 
 
+def _polynomial(form: sp.Expr) -> bool:
+    """Whether ``form`` is a product of integer powers of the symbols (and floor of one): no log, no root."""
+    return not form.has(sp.log) and all(power.exp.is_integer for power in form.atoms(sp.Pow))
+
+
 def _affine(samples: list[tuple[dict, sp.Rational]], forms: list[sp.Expr]) -> tuple[sp.Expr | None, str]:
     """a + b * form for trips per entry that no c * form reproduces: a count of cells floor(c n / P)
     (link cells, blocks of a decomposition), an offset such as n / P - 1 boundary iterations.
@@ -290,6 +295,9 @@ def _affine(samples: list[tuple[dict, sp.Rational]], forms: list[sp.Expr]) -> tu
     Least squares on relative errors over the runs; kept only when the runs hold at least three
     distinct values of the form (two to fix a and b, one or more to check them), b > 0, and every
     run is reproduced within :data:`FIT_TOLERANCE`; the form with the smallest worst error wins.
+    Only the polynomial forms are offered (n, n / P, floor(n / P), n^2, n^2 / P): with two constants
+    and three runs, one of the log and root forms fits by chance often enough (CoMD's boxes as
+    a + b n / (P log n), -29 % at 8x).
     """
     trips = np.array([float(t) for _, t in samples])
     best = None  # (worst relative error, a, b, form)
