@@ -123,7 +123,8 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
         raise UsageError(f"ranks per node must be at least 1, not {ranks_per_node}")
     on_node = min(procs, ranks_per_node or procs)
     per_node = on_node * threads  # the processes (and their threads) sharing one node
-    across = on_node < procs
+    nodes = -(-procs // on_node)
+    across = nodes > 1
     evaluate = _Evaluator(model, values, procs, threads)
     counts = [{key: model.per_rank(key, values, procs, threads, index) for key in model.item_keys(item)
                if key in ("flops", "chain", "iops", "cmp", "branch", "loads", "stores", "ops", "ops_total",
@@ -138,17 +139,16 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
             other = _price(model, costs.at(bound), counts, evaluate, procs, per_node, overlap, rule, across)
             ends.append(float(np.max(np.sum([p.time for p in other], axis=0))) if other else 0.0)
         low, high = min(ends), max(ends)
-    notes = _notes(model, costs, procs, per_node, across)
+    notes = _notes(model, costs, per_node, nodes)
     used = {"add (s)": costs.compute("flops_independent"), "chained add (s)": costs.compute("flops_chained"),
             "integer op (s)": costs.compute("int_ops"), "mispredicted branch (s)": costs.misprediction()}
     return Convolution(model.program, values, procs, threads, per_node, overlap, rule, total, slowest, priced,
                        (low, high), costs.levels(per_node), used, notes)
 
 
-def _notes(model, costs: ProbeCosts, procs: int, per_node: int, across: bool) -> list[str]:
+def _notes(model, costs: ProbeCosts, per_node: int, nodes: int) -> list[str]:
     notes = ["fit-free: every cost comes from the probe file; no run of this program was timed"]
-    if across:
-        nodes = -(-procs // max(per_node, 1))
+    if nodes > 1:
         inter = costs.results.curve("pingpong_inter") is not None
         notes.append(f"{nodes} nodes: messages on the critical path priced at the ping-pong across nodes"
                      + ("" if inter else " - not in the probe file (perfeq probe --across-launcher): priced "

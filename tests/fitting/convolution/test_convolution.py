@@ -277,6 +277,9 @@ def test_messages_between_nodes_are_priced_at_the_ping_pong_across_nodes(models,
     assert comm(two_nodes).source.startswith("pingpong_inter at 8 B")
     assert float(np.max(comm(two_nodes).comm)) == pytest.approx(10 * float(np.max(comm(one_node).comm)), rel=1e-9)
     assert any("2 nodes" in note for note in two_nodes.notes)
+    # nodes are counted in ranks, whatever threads each rank runs: 4 ranks of 2 threads, 2 per node
+    threaded = convolve(triad, costs, values, 4, 2, ranks_per_node=2)
+    assert threaded.per_node == 4 and any("2 nodes" in note for note in threaded.notes)
     lacking = convolve(triad, ProbeCosts.load(probes), values, 4, ranks_per_node=2)
     assert "no ping-pong across nodes probed" in comm(lacking).source
     assert any("not in the probe file" in note for note in lacking.notes)
