@@ -140,7 +140,7 @@ class ProbeCosts:
         if curve is None:
             raise UsageError(f"{self.source}: the probe file has no ping-pong curve (it was run on one "
                              "core): messages cannot be priced")
-        name = curve.name if inter is not None or not across else "pingpong_intra (no ping-pong across nodes probed)"
+        name = curve.name + (" (no ping-pong across nodes probed)" if across and inter is None else "")
         return _along(curve.x, self._values(curve), size), name
 
     def collective(self, call: str, procs: int, size: float) -> tuple[float, str] | None:

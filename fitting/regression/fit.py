@@ -91,12 +91,12 @@ def fit_machine(
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
     fixed = dict(fixed or {})
-    free = None if costs is None else [name for name in costs if name not in fixed]
-    if free is None and fixed:
-        free = [name for name in runs[0].counts if name not in fixed] if runs else None
+    free = costs
+    if fixed and runs:  # the costs to fit: those asked for (default every count column), less the fixed
+        free = [name for name in (runs[0].counts if costs is None else costs) if name not in fixed]
     design = build_design(runs, free, intercept=intercept, drop_empty=drop_empty)
     time_s = design.time_s.to_numpy()
-    offset = fixed_seconds(design.runs, fixed)
+    offset = _fixed_seconds(design.runs, fixed)
     notes = list(design.warnings)
     weights = (_relative_weights(design, time_s, offset, notes) if weighting == "relative"
                else np.ones_like(time_s))
@@ -107,7 +107,7 @@ def fit_machine(
     return _with_between_app(profile, runs, costs, weighting, intercept, fixed)
 
 
-def fixed_seconds(runs: Sequence[Run], fixed: Mapping[str, CostEstimate]) -> np.ndarray:
+def _fixed_seconds(runs: Sequence[Run], fixed: Mapping[str, CostEstimate]) -> np.ndarray:
     """Seconds of each run priced by the ``fixed`` costs (a count the run lacks counts 0)."""
     return np.array([sum(run.counts.get(name, 0.0) * cost.value for name, cost in fixed.items())
                      for run in runs], dtype=float)

@@ -43,11 +43,8 @@ def probed_from(path, say: Callable[[str], None]) -> dict[str, CostEstimate]:
     return fixed
 
 
-def probed_costs(probes: ProbeCosts, names=PROBED_COSTS) -> dict[str, CostEstimate]:
-    """The costs ``names`` (of :data:`PROBED_COSTS`) measured by ``probes``, with source ``probe``."""
-    unknown = [name for name in names if name not in PROBED_COSTS]
-    if unknown:
-        raise UsageError(f"a probe file cannot give '{unknown[0]}'; it gives {', '.join(PROBED_COSTS)}")
+def probed_costs(probes: ProbeCosts) -> dict[str, CostEstimate]:
+    """The costs of :data:`PROBED_COSTS` measured by ``probes``, with source ``probe``."""
     curve = probes.results.curve("pingpong_intra")
     if curve is None or len(curve.x) < 2:
         raise UsageError(f"{probes.source}: the probe file has no ping-pong curve (it was run on one core): "
@@ -55,7 +52,7 @@ def probed_costs(probes: ProbeCosts, names=PROBED_COSTS) -> dict[str, CostEstima
     at = {kind: probes.at(kind) for kind in ("median", "q1", "q3")}
     measure = {"startup": lambda p: p.message(float(curve.x[0]))[0], "bytes": lambda p: _per_byte(p, curve.x)}
     result = {}
-    for name in names:
+    for name in PROBED_COSTS:
         value, low, high = (measure[name](at[kind]) for kind in ("median", "q1", "q3"))
         value, stderr = max(value, 0.0), abs(high - low) / IQR_SIGMA
         result[name] = CostEstimate(value=value, stderr=stderr, ci_low=max(value - Z95 * stderr, 0.0),

@@ -210,9 +210,10 @@ class CountBase:
                     if multiple.is_integer and multiple > 0:
                         return multiple * form, ""
             return None, ""
+        # each form's value in every run, computed once for the c * form and the a + b * form fits
+        bases_of = {form: [_finite(form.subs(v)) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]}
         candidates = []  # (worst relative error, constant, form)
-        for form in [sp.Integer(1), *self._forms()]:
-            bases = [_finite(form.subs(v)) for v, _ in samples]
+        for form, bases in bases_of.items():
             if any(b is None or b <= 0 for b in bases):  # (n / log2 n at n = 1 has no value)
                 continue
             c = float(trips) / bases[0]
@@ -222,7 +223,7 @@ class CountBase:
             return None, ""
         best_error = min(c[0] for c in candidates)
         if best_error > FIT_TOLERANCE:
-            return _affine(samples, [f for f in self._forms() if _polynomial(f)])
+            return _affine(samples, {form: bases for form, bases in bases_of.items() if _polynomial(form)})
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
         tied = [c for c in candidates if c[0] <= best_error + 1e-9]
@@ -288,21 +289,22 @@ def _polynomial(form: sp.Expr) -> bool:
     return not form.has(sp.log) and all(power.exp.is_integer for power in form.atoms(sp.Pow))
 
 
-def _affine(samples: list[tuple[dict, sp.Rational]], forms: list[sp.Expr]) -> tuple[sp.Expr | None, str]:
+def _affine(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]]
+            ) -> tuple[sp.Expr | None, str]:
     """a + b * form for trips per entry that no c * form reproduces: a count of cells floor(c n / P)
     (link cells, blocks of a decomposition), an offset such as n / P - 1 boundary iterations.
 
     Least squares on relative errors over the runs; kept only when the runs hold at least three
     distinct values of the form (two to fix a and b, one or more to check them), b > 0, and every
     run is reproduced within :data:`FIT_TOLERANCE`; the form with the smallest worst error wins.
-    Only the polynomial forms are offered (n, n / P, floor(n / P), n^2, n^2 / P): with two constants
-    and three runs, one of the log and root forms fits by chance often enough (CoMD's boxes as
-    a + b n / (P log n), -29 % at 8x).
+    ``bases_of``: each form's value in every run (None where it has none); ``_fit`` offers only the
+    polynomial forms (n, n / P, floor(n / P), n^2, n^2 / P): with two constants and three runs, one
+    of the log and root forms fits by chance often enough (CoMD's boxes as a + b n / (P log n), -29 %
+    at 8x).
     """
     trips = np.array([float(t) for _, t in samples])
     best = None  # (worst relative error, a, b, form)
-    for form in forms:
-        bases = [_finite(form.subs(v)) for v, _ in samples]
+    for form, bases in bases_of.items():
         if any(b is None for b in bases) or len({round(b, 9) for b in bases}) < 3:
             continue
         x = np.array(bases)
