@@ -250,7 +250,9 @@ class CostModel:
                  **({"signature": signature_to_dict(it.signature)} if it.signature else {})}
                 for it in self.items
             ],
-            "nests": [{**n, **{k: {"srepr": sp.srepr(n[k]), "text": str(n[k])} for k in ("footprint", "accesses", "executions")}}
+            # a nest's "_fns" are its compiled functions (linearize.misses), not part of the file
+            "nests": [{**{k: v for k, v in n.items() if not k.startswith("_")},
+                       **{k: {"srepr": sp.srepr(n[k]), "text": str(n[k])} for k in ("footprint", "accesses", "executions")}}
                       for n in self.nests],
             "sync": [{"unit": site.unit, "id": site.id, "line": site.line, "function": site.function,
                       "context": site.context, "call": site.call, "synchronisation": site.synchronisation,

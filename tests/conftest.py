@@ -93,17 +93,19 @@ def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, 
     return outputs[0]
 
 
-def tiny_calibration_apps(folder: Path) -> Path:
+def tiny_calibration_apps(folder: Path, sizes: dict[str, tuple[list[int], list[int]]] | None = None) -> Path:
     """``folder`` made into an ``--apps`` catalog: the bundled cg and ocean at two tiny sizes each (runs of a
-    few milliseconds), for calibration campaigns that take seconds."""
+    few milliseconds), for calibration campaigns that take seconds; ``sizes`` gives others, by name the
+    calibration values of n and of the second parameter (iters, steps)."""
     folder.mkdir()
     entries = []
-    for name, second, small, sizes in (("cg", "iters", 10, (20, 20)), ("ocean", "steps", 5, (10, 10))):
+    sizes = sizes or {"cg": ([32, 48], [20, 20]), "ocean": ([32, 48], [10, 10])}
+    for name, second, small in (("cg", "iters", 10), ("ocean", "steps", 5)):
         shutil.copy(EXAMPLES / f"{name}.c", folder / f"{name}.c")
         entries.append({
             "name": name, "source": f"{name}.c", "description": f"{name} (test sizes)", "openmp": False,
-            "params": [{"name": "n", "argv": 1, "small": 16, "calibration": [32, 48]},
-                       {"name": second, "argv": 2, "small": small, "calibration": list(sizes)}],
+            "params": [{"name": "n", "argv": 1, "small": 16, "calibration": list(sizes[name][0])},
+                       {"name": second, "argv": 2, "small": small, "calibration": list(sizes[name][1])}],
         })
     (folder / "catalog.json").write_text(json.dumps({"format": "perfeq-examples", "version": 1,
                                                      "examples": entries}))

@@ -50,20 +50,28 @@ class Point:
 ORDERS = ("shuffled", "grouped")
 
 
-def plan(examples: list[Example], procs: list[int], reps: int, sizes: list[dict[str, int]] | None = None,
+def plan(examples: list[Example], procs: list[int], reps: int,
+         extra: dict[tuple[str, int], list[dict[str, int]]] | None = None,
          builds: tuple[str, ...] = ("",), order: str = "shuffled", seed: int = 0) -> list[Point]:
     """Every point, each one's builds next to each other (so slow drifts of the machine hit the
     builds of a point alike: ``perfeq scaling`` compares them).  ``grouped``: application by
     application.  ``shuffled``: the points in a random order fixed by ``seed`` (the builds of a
     point in a rotating order), so that a drift of a shared machine over tens of seconds spreads
     over every application's runs instead of shifting one application's times as a block, which a
-    leave-one-application-out fit reads as that application's own cost."""
+    leave-one-application-out fit reads as that application's own cost.  ``extra`` adds sizes for an
+    application at a process count (``calibrate --levels``: one per cache level) to its catalog sizes."""
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}")
     groups = []
     for example in examples:
-        for values in sizes or example.calibration():
+        for values in example.calibration():
             for p in procs:
+                for rep in range(reps):
+                    groups.append([Point(example, dict(values), p, rep, build) for build in builds])
+        for p in procs:
+            for values in (extra or {}).get((example.name, p), []):
+                if values in example.calibration():
+                    continue
                 for rep in range(reps):
                     groups.append([Point(example, dict(values), p, rep, build) for build in builds])
     if order == "shuffled":
@@ -87,7 +95,7 @@ def run_counts(model, params: str | dict[str, float], procs: int, threads: int, 
     return {cost: float(slowest.get(cost, 0.0)) for cost in COSTS}
 
 
-def _done(path: Path) -> set[tuple]:
+def done_points(path: Path) -> set[tuple]:
     if not path.exists():
         return set()
     keys = set()
@@ -101,11 +109,14 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
                  launcher: str | None = None, small_procs: int = 2,
                  progress: Callable[[str], None] | None = None,
                  builds: dict[str, tuple[str, ...]] | None = None,
-                 order: str = "shuffled", seed: int = 0) -> list[Run]:
+                 order: str = "shuffled", seed: int = 0, points: list[Point] | None = None,
+                 models: dict | None = None, extra: dict | None = None) -> list[Run]:
     """Time every calibration point not yet in ``output``; append each run as it finishes.
 
     ``builds`` maps build names to the flags that replace ``-O2`` (e.g. ``{"O0": ("-O0",)}``);
-    every point is then timed once per build.  The model (counts) comes from one instrumented
+    every point is then timed once per build.  ``points`` (``calibrate --for``'s choice) replace the
+    plan of every example's catalog sizes, and ``models`` (by example name) those the campaign would
+    make; ``extra`` sizes are added to the plan's (:func:`plan`).  The model (counts) comes from one instrumented
     default build: the counts are those of the source and do not depend on the flags.  Every
     model and binary is made before the first run is timed, so that the timings are one
     uninterrupted stretch in the order ``order`` (see :func:`plan`).
@@ -113,22 +124,24 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     from perfeq.symbolic.machine import Machine
 
     say = progress or (lambda text: print(text, file=sys.stderr))
-    done = _done(output)
+    done = done_points(output)
     builds = builds or {"": None}
     # before anything is built or timed: the file must take rows with every cost column (run_counts)
     check_appendable(output, COSTS, ("build", "digest") if any(builds) else ("digest",))
-    points = [p for p in plan(examples, procs, reps, builds=tuple(builds), order=order, seed=seed)
-              if p.key() not in done]
+    if points is None:
+        points = plan(examples, procs, reps, extra, builds=tuple(builds), order=order, seed=seed)
+    points = [p for p in points if p.key() not in done]
     if not points:
         say(f"calibrate: every point is already in {output}")
         return []
     machine = Machine.detect()
-    models, binaries = {}, {}
+    models, binaries = dict(models or {}), {}
     for point in points:
         example = point.example
         if example.name not in models:
             say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
             models[example.name] = example_model(example, workdir, small_procs)
+        if not (workdir / f"{example.name}.model.json").exists():
             models[example.name].save(workdir / f"{example.name}.model.json")
         if (example.name, point.build) not in binaries:
             folder = workdir / "plain" / point.build if point.build else workdir / "plain"

@@ -45,7 +45,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "since the script runs the binaries later)")
     c.add_argument("--slurm", type=Path, metavar="SCRIPT", help="write a Slurm batch script instead of running")
     c.add_argument("--import-times", type=Path, metavar="CSV", help="read times measured by a --slurm script")
+    c.add_argument("--levels", action="store_true",
+                   help="add, for each application and process count, a size per level of this machine's memory "
+                   "hierarchy (its loop nests' working set in L1, each cache, and memory), the other parameters "
+                   "lowered to keep runs under --max-seconds (timed by --machine PROFILE, or at 0.3 ns per operation)")
     c.add_argument("-o", "--output", type=Path, required=True, help="runs CSV (appended to; resumable)")
+    target = c.add_argument_group(
+        "the runs one prediction needs (docs/calibration-design.md)",
+        "perfeq calibrate --for MODEL N=.. P=.. --machine PROFILE -o RUNS: among the applications at their "
+        "catalog sizes and at one size per cache level of this machine, time the runs that tighten the "
+        "interval of that prediction most per second (a c-optimal sequential design; --criterion D: "
+        "D-optimal), then refit")
+    target.add_argument("--for", dest="target", type=Path, metavar="MODEL", help="the model of the program to predict")
+    target.add_argument("at", nargs="*", metavar="NAME=VALUE", help="with --for: where, e.g. n=64000 P=64")
+    target.add_argument("--machine", type=Path, metavar="PROFILE", help="with --for: the fitted profile "
+                        "(of earlier runs) whose prediction to tighten; with --levels: what times the runs")
+    target.add_argument("--budget", type=float, default=120.0, help="with --for: seconds of runs at most (default 120)")
+    target.add_argument("--max-runs", type=int, default=12, help="with --for: runs at most (default 12)")
+    target.add_argument("--max-seconds", type=float, default=20.0,
+                        help="with --for or --levels: leave out runs predicted to take longer (default 20)")
+    target.add_argument("--criterion", choices=("target", "D"), default="target",
+                        help="with --for: target (default: the prediction's variance) or D (every cost's)")
+    target.add_argument("--dry-run", action="store_true", help="with --for: print the chosen runs, run nothing")
     c.set_defaults(func=run_calibrate)
 
     t = subparsers.add_parser(
@@ -144,10 +165,14 @@ def run_calibrate(args: argparse.Namespace) -> int:
     examples = _examples(args)
     procs = parse_procs(args.procs)
     builds = _builds(args.builds)
+    _check_target_options(args)
+    if args.target:
+        return _calibrate_for(args, examples, procs)
     if args.reps < 1:
         raise UsageError("--reps must be at least 1")
-    if builds and (args.slurm or args.import_times):
-        raise UsageError("--build works with campaigns run here; --slurm and --import-times take the default build")
+    if (builds or args.levels) and (args.slurm or args.import_times):
+        raise UsageError("--build and --levels work with campaigns run here; --slurm and --import-times take the "
+                         "default build and the catalog's sizes")
     with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
         workdir = args.workdir or Path(tmp)
         if args.slurm:
@@ -165,14 +190,98 @@ def run_calibrate(args: argparse.Namespace) -> int:
         if args.import_times:
             return _import_times(args, examples, workdir)
         kept = _runs_in(args.output)
+        models, extra = _level_sizes(examples, procs, workdir, args.max_seconds, args.machine) if args.levels \
+            else (None, None)
         try:
             runs = run_campaign(examples, args.output, workdir, procs, args.reps, args.launcher, builds=builds,
-                                order=args.order, seed=args.seed)
+                                order=args.order, seed=args.seed, models=models, extra=extra)
         except KeyboardInterrupt:
             now = _runs_in(args.output)
             raise Interrupted(f"interrupted: {now - kept} new runs kept in {args.output} ({now} in all); run the "
                               "same command again to time the rest") from None
     print(f"calibrate: {len(runs)} new runs in {args.output}", file=sys.stderr)
+    return 0
+
+
+def _level_sizes(examples, procs: list[int], workdir: Path, max_seconds: float, machine: Path | None):
+    """``calibrate --levels``: the example models and each one's sizes per level of this machine, their
+    times predicted by the profile ``machine`` (or roughly, without one)."""
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.machine import Machine, cache_levels
+    from perfeq.workflows.calibrate import example_model
+    from perfeq.workflows.targeted import Pricer, rough_seconds, spanning_sizes
+
+    seconds = Pricer(load_profile(machine), Machine.detect()).seconds if machine else rough_seconds
+    models = {}
+    for example in examples:
+        print(f"calibrate: {example.name}: instrument, run at {example.small} on 2 processes, model", file=sys.stderr)
+        models[example.name] = example_model(example, workdir)
+    extra, notes = spanning_sizes(examples, models, procs, cache_levels(), seconds, max_seconds)
+    for note in notes:
+        print(f"calibrate: {note}", file=sys.stderr)
+    for (name, p), sizes in extra.items():
+        if sizes:
+            print(f"calibrate: {name} P={p}: adds " + "; ".join(" ".join(f"{k}={v}" for k, v in values.items())
+                                                           for values in sizes), file=sys.stderr)
+    return models, extra
+
+
+def _check_target_options(args: argparse.Namespace) -> None:
+    given = [name for name, value in (("NAME=VALUE", args.at), ("--machine", args.machine and not args.levels),
+                                      ("--dry-run", args.dry_run)) if value]
+    if not args.target:
+        if given:
+            raise UsageError(f"{given[0]} is for calibrate --for MODEL (the runs one prediction needs)")
+        return
+    if args.slurm or args.import_times or args.builds or args.levels:
+        raise UsageError("calibrate --for runs its choice here; --slurm, --import-times, --build and --levels are "
+                         "for campaigns")
+    if not args.machine:
+        raise UsageError("calibrate --for needs --machine PROFILE: the profile fitted from earlier runs whose "
+                         "prediction to tighten (perfeq calibrate -o runs.csv; perfeq fit runs.csv -o PROFILE)")
+    if not args.at:
+        raise UsageError("calibrate --for MODEL needs where to predict, e.g. n=64000 P=64")
+    if args.budget <= 0 or args.max_runs < 1 or args.max_seconds <= 0:
+        raise UsageError("--budget and --max-seconds must be positive and --max-runs at least 1")
+
+
+def _calibrate_for(args: argparse.Namespace, examples, procs: list[int]) -> int:
+    """``calibrate --for``: choose the runs (perfeq.workflows.targeted), print them, time them."""
+    from perfeq.arguments import parse_assignments
+    from perfeq.fitting.regression.profile import load_profile
+    from perfeq.symbolic.machine import Machine, cache_levels
+    from perfeq.symbolic.model import load_model
+    from perfeq.workflows import targeted
+    from perfeq.workflows.calibrate import done_points, example_model, run_campaign
+
+    values, target_procs, threads = parse_assignments(args.at)
+    model, profile = load_model(args.target), load_profile(args.machine)
+    if not profile.has_intervals:
+        raise UsageError(f"calibrate --for: {args.machine} has no covariance of its costs (written by hand?): "
+                         "give a profile fitted from runs (perfeq fit)")
+    pricer = targeted.Pricer(profile, Machine.detect())
+    target = pricer.counts(model, values, target_procs, threads)
+    with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
+        workdir = args.workdir or Path(tmp)
+        models = {}
+        for example in examples:
+            print(f"calibrate: {example.name}: instrument, run at {example.small} on 2 processes, model", file=sys.stderr)
+            models[example.name] = example_model(example, workdir)
+        pool, notes = targeted.candidates(examples, models, pricer, procs, cache_levels(), args.max_seconds)
+        for note in notes:
+            print(f"calibrate: {note}", file=sys.stderr)
+        plan = targeted.plan_runs(profile, target, model.digest, pool, budget=args.budget, max_runs=args.max_runs,
+                                  criterion=args.criterion)
+        print(targeted.plan_text(plan, " ".join([str(args.target), *args.at])), end="")
+        if args.dry_run or not plan.chosen:
+            return 0
+        points = targeted.numbered(plan, done_points(args.output))
+        run_campaign(examples, args.output, workdir, procs, 1, args.launcher, points=points, models=models)
+    costs = ",".join(n for n in profile.names if profile.cost_source(n) == "fit" and n != "const")
+    print(f"calibrate: {len(points)} new runs in {args.output}; refit with the same costs: perfeq fit {args.output} "
+          f"--costs {costs}" + (" --intercept" if "const" in profile.names else "")
+          + (" --probes PROBES.json" if any(profile.cost_source(n) == "probe" for n in profile.names) else "")
+          + " -o PROFILE", file=sys.stderr)
     return 0
 
 
