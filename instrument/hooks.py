@@ -58,6 +58,9 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_PARAM", ("name", "x")),
     Macro("PERFEQ_REGION", ("k",)),
     Macro("PERFEQ_BRANCH", ("k", "cond"), threaded=True),
+    Macro("PERFEQ_EXIT_DECL", ("v",)),
+    Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
+    Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
     Macro("PERFEQ_COND", ("k", "cond"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_MPI", ("site",)),
@@ -106,6 +109,26 @@ def entry_value(slot: int, text: str) -> str:
 def trips(relation: str, slot: int, first: str, bound: str, step: int, where: str) -> str:
     """Before a loop: its iterations from its bounds, once per entry."""
     return f"{MACROS[TRIPS[relation]](slot, f'({first})', f'({bound})', abs(step), where=where)}; "
+
+
+def exit_declare(loop: int) -> str:
+    """First in the braces around a loop whose exit test is told to its predictor at the exit: the
+    variable holding its body counter at entry (a declaration before the entry's statements)."""
+    return f"{MACROS['PERFEQ_EXIT_DECL'](_exit_var(loop))} "
+
+
+def exit_start(loop: int, body_slot: int, where: str) -> str:
+    """Before such a loop, after its entry hooks: its body counter at entry."""
+    return f"{MACROS['PERFEQ_EXIT_START'](_exit_var(loop), body_slot, where=where)}; "
+
+
+def exit_branch(loop: int, predictor: int, body_slot: int, where: str) -> str:
+    """After such a loop, inside its braces: this entry's outcomes of the exit test, to its predictor."""
+    return f" {MACROS['PERFEQ_EXIT_BRANCH'](predictor, body_slot, _exit_var(loop), where=where)};"
+
+
+def _exit_var(loop: int) -> str:
+    return f"perfeq__e{loop}"
 
 
 def region(slot: int) -> str:

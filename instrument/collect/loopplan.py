@@ -76,7 +76,10 @@ class LoopPlan:
     wrap_start: int
     entry_where: str | None
     values: tuple[tuple[str, str, int | None], ...]  # (init | bound, text, hoisted to loop_frames[i] or None)
-    predicted: bool  # the condition goes in PERFEQ_BRANCH
+    predicted: bool  # the condition has a branch predictor (PERFEQ_BRANCH)
+    # ... told once per entry at the exit (PERFEQ_EXIT_*) instead of at every test: a for or while
+    # loop that nothing leaves early, so that its tests were the body's runs taken and one not
+    exit_predicted: bool
     header_calls: bool  # calls in the header are announced (not under an OpenMP pragma)
     trips: Trips | None  # counted from the bounds: the body block gets no counter
 
@@ -111,6 +114,11 @@ class LoopPlanning:
                 if names(expr) - self.u.enumerators():
                     recorded.append((key, text, expr))
         trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and not omp and not flags)
+        # how predictable its exits are (a loop that runs a few times, differently each time,
+        # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under an
+        # OpenMP pragma (its condition must stay canonical), not for a constant condition (while (1):
+        # the compiler must still see an endless loop)
+        predicted = "data-dependent" in flags and not under_omp and bool(names(node.cond))
         return LoopPlan(
             kind=kind, header=header, form=form,
             flags=tuple(flags) + (("collapsed",) if match and int(match.group(1)) > 1 else ()),
@@ -120,11 +128,9 @@ class LoopPlanning:
             entry_where=self.where if self.parallel else None,
             values=tuple((key, text, self.hoisted_entry(expr)) for key, text, expr in recorded)
             if not self.parallel and not omp else (),
-            # how predictable its exits are (a loop that runs a few times, differently each time,
-            # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under
-            # an OpenMP pragma (its condition must stay canonical), not for a constant condition
-            # (while (1): the compiler must still see an endless loop)
-            predicted="data-dependent" in flags and not under_omp and bool(names(node.cond)),
+            predicted=predicted,
+            exit_predicted=predicted and kind in ("for", "while") and not _exits_early(node.stmt, self.u.stoppers)
+            and not _calls(node.stmt, self.name),
             header_calls=not under_omp, trips=trips,
         )
 
@@ -374,6 +380,12 @@ def _exits_early(node: c_ast.Node | None, stoppers: set[str], nested: bool = Fal
         return True
     inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch))
     return any(_exits_early(child, stoppers, inner) for child in node)
+
+
+def _calls(node: c_ast.Node | None, name: str) -> bool:
+    """Whether the code calls function ``name`` (recursion: the inner run of the loop would count
+    its iterations into the same body counter) or anything through a pointer."""
+    return any(not isinstance(n.name, c_ast.ID) or n.name.name == name for n in find(node, c_ast.FuncCall))
 
 
 def _assigns(node: c_ast.Node | None, var: str) -> bool:

@@ -53,7 +53,10 @@ class LoopStatements(LoopPlanning):
         plan = self.plan_loop(node, kind, start, pragmas)
         for message in plan.warnings:
             self.u.warn(node.coord.line, node.coord.column, message)
-        predictor = self.branch_hook(plan.header.cond_first, plan.header.cond_last) if plan.predicted else None
+        if plan.exit_predicted:  # told at the exit (loop_body), the condition left as written
+            predictor = self.slot(hooks.BRANCH_SLOTS)
+        else:
+            predictor = self.branch_hook(plan.header.cond_first, plan.header.cond_last) if plan.predicted else None
         loop_id = len(self.u.unit.loops)
         self.u.unit.loops.append(None)  # reserved: nested loops get the ids after this one
         ops = self.loop_header_ops(node, plan, loop_id)
@@ -68,10 +71,17 @@ class LoopStatements(LoopPlanning):
                 _, wrap_start, outer_depth, _ = self.loop_frames[hoisted]
                 self.u.insert(wrap_start, hooks.entry_value(values[key], text), outer_depth)
         region_id, region_hook = (None, "") if plan.parallel_pragma is None else self.region(plan.parallel_pragma, loop_id)
-        self.u.insert(plan.wrap_start, "{ " + region_hook + hook, depth)
+        declare = hooks.exit_declare(loop_id) if plan.exit_predicted else ""
+        self.u.insert(plan.wrap_start, "{ " + declare + region_hook + hook, depth)
         self.u.insert(self.src.tokens[plan.header.end].end, " }", depth, closing=True)
         anchor = self.block_id
+        where = self.where
         body_block = self.loop_body(node, plan, depth, loop_id, region_id)
+        if plan.exit_predicted:
+            body_slot = next(b.slot for b in self.blocks if b.id == body_block)
+            self.u.insert(plan.wrap_start, hooks.exit_start(loop_id, body_slot, where), depth)
+            self.u.insert(self.src.tokens[plan.header.end].end, hooks.exit_branch(loop_id, predictor, body_slot, where),
+                          depth, closing=True)
         form, header = plan.form, plan.header
         self.u.unit.loops[loop_id] = d.LoopDescriptor(
             id=loop_id, function=self.index, kind=kind, line=node.coord.line, col=node.coord.column,

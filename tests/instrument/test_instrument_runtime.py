@@ -204,3 +204,42 @@ def test_openmp_sections(tmp_path: Path) -> None:
     text = result.output.read_text()
     assert re.search(r"#pragma omp parallel sections private\(i\)\s*\{\s*\{\s*PERFEQ_BLOCK_MT", text)
     assert re.search(r"#pragma omp sections\s*\{\s*#pragma omp section", text)
+
+
+def _local_history_misses(outcomes: list[int], history_bits: int = 4) -> int:
+    """Mispredictions of the runtime's local-history predictor, written plainly (as in
+    tests/runtime/test_runtime_build.py)."""
+    history, counters, misses = 0, [0] * (1 << history_bits), 0
+    for taken in outcomes:
+        misses += (counters[history] >= 2) != bool(taken)
+        counters[history] = min(counters[history] + 1, 3) if taken else max(counters[history] - 1, 0)
+        history = ((history << 1) | taken) & ((1 << history_bits) - 1)
+    return misses
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp_path: Path) -> None:
+    """The sparse-row loop and the halving loop (nothing leaves them early) have no hook in their
+    condition, and their predictors count the mispredictions of the plain predictor definition over
+    the tests' outcomes; the loop left by break and the one whose body recurses keep PERFEQ_BRANCH."""
+    result, binary, original = build_program("exits", ["gcc", "-O2", "-fopenmp"], tmp_path, mpi=False)
+    status, stdout, trace = traced([str(binary), "300"], tmp_path / "exits.trace", OMP_NUM_THREADS=threads)
+    assert (status, stdout) == original_output(original, ["300"], OMP_NUM_THREADS=threads)
+    text, source, unit = result.output.read_text(), CORPUS / "exits.c", result.descriptors
+    assert "k < row[j + 1]; k++)" in text and "while (m > len[0])" in text  # conditions as written
+    assert text.count("PERFEQ_EXIT_BRANCH(") == 3 and text.count("PERFEQ_EXIT_BRANCH_L(") == 1  # 3 serial loops
+    assert "PERFEQ_BRANCH(0, (k < len[d]))" in text and "PERFEQ_BRANCH(70, (k < row[n]))" in text
+    (main,) = contexts(trace, "main")
+    lengths = [(j * 7) % 11 for j in range(300)]
+
+    def predictor(line: int) -> int:
+        (loop,) = [loop for loop in unit.loops if loop.line == line]
+        return main.counters[loop.predictor]
+
+    rows = [o for n in lengths for o in [1] * n + [0]]
+    assert predictor(line_of(source, "sparse row: told at the exit")) == _local_history_misses(rows) > 100
+    halvings = [1] * (sum(lengths).bit_length() - 2) + [0]  # 1359 -> 679 -> ... -> 2
+    assert predictor(line_of(source, "halving: told at the exit")) == _local_history_misses(halvings)
+    assert predictor(line_of(source, "left by break: per test")) == _local_history_misses([1] * 5)  # k = 0..4, then break
+    if threads == "1":  # one thread: the slab's predictor saw every row in order
+        assert predictor(line_of(source, "in a parallel region")) == _local_history_misses(rows)

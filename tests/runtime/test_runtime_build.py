@@ -167,3 +167,43 @@ def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
     assert counted == expected
     assert 1600 < counted["random"] < 2400 and counted["alternating"] < 10 and counted["period3"] < 10
     assert counted["runs"] < 100 and counted["biased"] < 0.2 * 4000
+
+
+def test_a_loop_exit_told_at_the_exit_leaves_the_predictor_as_every_test_would(tmp_path: Path) -> None:
+    """perfeq__exit_branch(s, n) (PERFEQ_EXIT_BRANCH: n taken outcomes and one not taken, told once at
+    a loop's exit) leaves every predictor slot, not only the mispredictions, as n + 1 calls of
+    perfeq__branch do: on trip counts at random (0 to 40, short ones learnable), constant, and in runs."""
+    import random
+
+    rng = random.Random(11)
+    sequences = {
+        "random": [rng.randint(0, 40) for _ in range(3000)],
+        "short": [rng.randint(0, 3) for _ in range(3000)],
+        "constant": [3] * 3000,  # period 4: within the 4-bit history, learnt
+        "runs": [2 if i // 100 % 2 else 30 for i in range(3000)],
+    }
+    source = tmp_path / "exits.c"
+    lines = ["#include <stdio.h>", '#include "perfeq_rt.h"', "int main(void)", "{", "    int i, k, same = 0;"]
+    for name, trips in sequences.items():
+        lines += [f"    {{ static const int n[] = {{{', '.join(map(str, trips))}, -1}};",
+                  "      perfeq_count_t a[PERFEQ_BRANCH_SLOTS] = {0}, b[PERFEQ_BRANCH_SLOTS] = {0};",
+                  "      for (i = 0; n[i] >= 0; i++) {",
+                  "          for (k = 0; k < n[i]; k++) perfeq__branch(a, 1);",
+                  "          perfeq__branch(a, 0);",
+                  "          perfeq__exit_branch(b, (perfeq_count_t)n[i]);",
+                  "      }",
+                  "      for (k = 0; k < PERFEQ_BRANCH_SLOTS; k++) same += a[k] == b[k];",
+                  f"      printf(\"{name} %llu\\n\", b[0]); }}"]
+    lines += ["    printf(\"same %d\\n\", same);", "    return 0;", "}"]
+    source.write_text("\n".join(lines) + "\n")
+    binary = tmp_path / "exits"
+    built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    counted = {name: int(value) for name, value in (line.split() for line in subprocess.run(
+        [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines())}
+    assert counted.pop("same") == len(sequences) * BRANCH_SLOTS
+    expected = {name: _local_history_misses([o for n in trips for o in [1] * n + [0]])
+                for name, trips in sequences.items()}
+    assert counted == expected
+    assert counted["constant"] < 10 and counted["random"] > 1000
