@@ -310,8 +310,13 @@ def calibration_warnings(profile: MachineProfile, procs: int | None, threads: in
                          f"with {name} (messages, processes sharing a node) is extrapolated")
     probed = [name for name in MESSAGE_COSTS if name in profile.costs and profile.cost_source(name) == "probe"]
     if probed and procs is not None and procs > 2 and (counts or {}).get("startup", 0.0) > 0:
-        notes.append(f"{' and '.join(probed)} come from a ping-pong between two processes of one node (perfeq "
-                     f"probe): at P={procs} messages between nodes and collectives on many processes may cost more")
+        if all(profile.costs[name].detail == "pingpong_inter" for name in probed):
+            notes.append(f"{' and '.join(probed)} come from a ping-pong between two nodes (perfeq probe): at "
+                         f"P={procs} messages within a node may cost less, collectives on many processes more")
+        else:
+            notes.append(f"{' and '.join(probed)} come from a ping-pong between two processes of one node (perfeq "
+                         f"probe): at P={procs} messages between nodes and collectives on many processes may cost "
+                         "more")
     notes.extend(_cache_warnings(profile, counts or {}))
     unpriced = unpriced_messages(profile, counts or {})
     if unpriced:

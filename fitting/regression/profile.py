@@ -44,6 +44,7 @@ class CostEstimate:
     ci_high: float | None = None
     p_value: float | None = None  # two-sided t test of "this cost is zero"
     source: str = ""  # one of COST_SOURCES; "" means the profile's own source (MachineProfile.cost_source)
+    detail: str = ""  # what measured it: a probed cost's curve (pingpong_intra, pingpong_inter); "" otherwise
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ class MachineProfile:
         data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "source": self.source}
         data["host"], data["created"] = self.host, self.created
         data["costs"] = {
-            name: {**{key: value for key, value in asdict(estimate).items() if value is not None},
+            name: {**{key: value for key, value in asdict(estimate).items() if value not in (None, "")},
                    "source": self.cost_source(name)}
             for name, estimate in self.costs.items()
         }
@@ -295,6 +296,7 @@ def _costs(data: Mapping[str, Any], where: str, source: str) -> dict[str, CostEs
                 for key in ("stderr", "ci_low", "ci_high", "p_value")
             },
             source=_cost_source(entry, source, f"{where}: costs.{name}"),
+            detail=str(entry.get("detail", "")),
         )
     return costs
 

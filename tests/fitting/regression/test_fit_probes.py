@@ -29,20 +29,28 @@ LATENCY, PER_BYTE = 5e-6, 1e-9  # the fake machine's ping-pong: the synthetic ru
 SIZES = (0, 64, 4096, 262144, 4194304)
 
 
-@pytest.fixture(scope="module")
-def probes(tmp_path_factory):
-    """A probe file with one ping-pong curve, t(s) = LATENCY + s PER_BYTE; three repetitions at 0.9,
-    1 and 1.1 times it (so q1 and q3 are 0.95 and 1.05 times the median)."""
-    samples = tuple((0.9 * t, t, 1.1 * t) for t in (LATENCY + s * PER_BYTE for s in SIZES))
-    curve = Curve("pingpong_intra", 2, tuple(float(s) for s in SIZES), samples, tuple(1 for _ in SIZES))
+def _pingpong(name: str, latency: float, per_byte: float) -> Curve:
+    """t(s) = latency + s per_byte; three repetitions at 0.9, 1 and 1.1 times it (so q1 and q3 are
+    0.95 and 1.05 times the median)."""
+    samples = tuple((0.9 * t, t, 1.1 * t) for t in (latency + s * per_byte for s in SIZES))
+    return Curve(name, 2, tuple(float(s) for s in SIZES), samples, tuple(1 for _ in SIZES))
+
+
+def _probe_file(path, *curves: Curve):
     results = ProbeResults(created="2026-01-01T00:00:00Z",
                            machine={"name": "fake", "model": "", "cores": 2, "cpus": 2, "l1_bytes": 32768,
                                     "l2_bytes": 8 << 20, "line_bytes": 64, "page_bytes": 4096,
                                     "memory_bytes": 8 << 30},
-                           toolchain={}, settings={}, commands=(), curves=(curve,))
-    path = tmp_path_factory.mktemp("probes") / "probes.json"
+                           toolchain={}, settings={}, commands=(), curves=curves)
     save_probes(path, results)
     return path
+
+
+@pytest.fixture(scope="module")
+def probes(tmp_path_factory):
+    """A probe file with one ping-pong curve (within a node), t(s) = LATENCY + s PER_BYTE."""
+    return _probe_file(tmp_path_factory.mktemp("probes") / "probes.json",
+                       _pingpong("pingpong_intra", LATENCY, PER_BYTE))
 
 
 def test_the_probe_gives_the_latency_and_the_per_byte_slope_with_their_spread(probes):
@@ -115,7 +123,7 @@ def test_perfeq_fit_with_probes_writes_the_source_of_every_cost(tmp_path, probes
     assert main(["fit", str(runs_csv), "--costs", "ops,startup,bytes", "--probes", str(probes),
                  "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert f"startup from the probes in {probes}: 5 +- " in text and "(not fitted)" in text
+    assert f"startup from the probes in {probes} (ping-pong within a node): 5 +- " in text and "(not fitted)" in text
     assert "from" in text.splitlines()[3]  # the table says where each cost comes from
     saved = json.loads(out.read_text())["costs"]
     assert {name: entry["source"] for name, entry in saved.items()} == {"ops": "fit", "startup": "probe",
@@ -132,3 +140,24 @@ def test_a_file_that_is_not_a_probe_file_is_one_line(tmp_path, capsys):
     assert main(["fit", str(runs_csv), "--probes", str(runs_csv), "-o", str(out)]) != 0
     assert one_line_error(capsys).endswith("not a probe file (perfeq probe writes one, format perfeq-probes)")
     assert not out.exists()
+
+
+def test_the_ping_pong_across_nodes_is_taken_when_the_file_has_it(tmp_path, capsys):
+    """A cluster's probe file (perfeq probe --across-launcher) has both ping-pongs: the message costs
+    come from the one across nodes, the profile keeps which, and predict says so at P > 2."""
+    path = _probe_file(tmp_path / "probes.json", _pingpong("pingpong_intra", LATENCY, PER_BYTE),
+                       _pingpong("pingpong_inter", 4 * LATENCY, 3 * PER_BYTE))
+    costs = probed_costs(ProbeCosts.load(path))
+    assert_allclose([costs["startup"].value, costs["bytes"].value], [4 * LATENCY, 3 * PER_BYTE], rtol=1e-9)
+    assert {c.detail for c in costs.values()} == {"pingpong_inter"}
+    runs_csv, out = tmp_path / "runs.csv", tmp_path / "machine.json"
+    write_runs(runs_csv, synthetic_runs(30, np.random.default_rng(12)))
+    assert main(["fit", str(runs_csv), "--costs", "ops,startup,bytes", "--probes", str(path), "-o", str(out)]) == 0
+    assert "(ping-pong across two nodes): 20 +- " in capsys.readouterr().out
+    profile = load_profile(out)
+    assert profile.costs["startup"].detail == "pingpong_inter" and profile.costs["ops"].detail == ""
+    assert "detail" not in json.loads(out.read_text())["costs"]["ops"]
+    counts = {"ops": 1e9, "startup": 1e4, "bytes": 1e6}
+    notes = predict(profile, counts, procs=64, all_counts=counts).warnings
+    assert any("ping-pong between two nodes" in note for note in notes)
+    assert not any("of one node" in note for note in notes)
