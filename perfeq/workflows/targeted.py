@@ -304,14 +304,26 @@ def plan_text(plan: Plan, target: str) -> str:
     if not plan.chosen:
         lines.append("  no candidate run lowers the variance of this prediction's mean: the runs so far identify it")
         return "\n".join(lines) + "\n"
-    lines.append(f"  {'#':>3}  {'application':<12} {'sizes':<22} {'P':>3}  {'level':<7} {'working set':>11} "
+    lines.append(f"  {'runs':>4}  {'application':<12} {'sizes':<22} {'P':>3}  {'level':<7} {'working set':>11} "
                  f"{'seconds':>8}  {'mean +-% after':>14}")
-    for number, (candidate, variance) in enumerate(plan.chosen, 1):
+    for count, candidate, variance in _repeated(plan.chosen):
         point = candidate.point
-        lines.append(f"  {number:>3}  {point.example.name:<12} {_text(point.values):<22} {point.procs:>3}  "
+        lines.append(f"  {count:>4}  {point.example.name:<12} {_text(point.values):<22} {point.procs:>3}  "
                      f"{candidate.level:<7} {_bytes(candidate.working_set):>11} {candidate.seconds:>8.3g}  "
                      f"{100 * plan.half_width(variance):>14.1f}")
     return "\n".join(lines) + "\n"
+
+
+def _repeated(chosen: list[tuple[Candidate, float]]) -> list[tuple[int, Candidate, float]]:
+    """The chosen runs in the order chosen, one row per run of repetitions of one candidate: how many,
+    the candidate, and the variance once the last of them is added."""
+    rows: list[tuple[int, Candidate, float]] = []
+    for candidate, variance in chosen:
+        if rows and rows[-1][1] is candidate:
+            rows[-1] = (rows[-1][0] + 1, candidate, variance)
+        else:
+            rows.append((1, candidate, variance))
+    return rows
 
 
 def _text(values: dict[str, int]) -> str:

@@ -38,10 +38,11 @@ def fitted(tmp_path_factory):
 
 
 def _plan(out: str) -> tuple[tuple[float, float, int], list[tuple]]:
+    """The plan's half-widths and number of runs, and its runs (one per repetition) in order."""
     mean = MEAN.search(out)
     assert mean, out
     rows = [(m[2], dict(kv.split("=") for kv in m[3].split()), int(m[4]), m[5])
-            for m in (ROW.match(line) for line in out.splitlines()) if m]
+            for m in (ROW.match(line) for line in out.splitlines()) if m for _ in range(int(m[1]))]
     return (float(mean[1]), float(mean[2]), int(mean[3])), rows
 
 
