@@ -93,6 +93,17 @@ def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, 
     return outputs[0]
 
 
+def local_history_misses(outcomes: list[int], history_bits: int = 4) -> int:
+    """Mispredictions of a two-level local-history predictor (Yeh & Patt), written plainly: what the
+    runtime's PERFEQ_BRANCH (runtime/c/perfeq_rt.h) must count for these outcomes (1 taken, 0 not)."""
+    history, counters, misses = 0, [0] * (1 << history_bits), 0
+    for taken in outcomes:
+        misses += (counters[history] >= 2) != bool(taken)
+        counters[history] = min(counters[history] + 1, 3) if taken else max(counters[history] - 1, 0)
+        history = ((history << 1) | taken) & ((1 << history_bits) - 1)
+    return misses
+
+
 def tiny_calibration_apps(folder: Path, sizes: dict[str, tuple[list[int], list[int]]] | None = None) -> Path:
     """``folder`` made into an ``--apps`` catalog: the bundled cg and ocean at two tiny sizes each (runs of a
     few milliseconds), for calibration campaigns that take seconds; ``sizes`` gives others, by name the

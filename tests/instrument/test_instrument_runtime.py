@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import C_PROGRAMS, run_traced
+from conftest import C_PROGRAMS, local_history_misses, run_traced
 
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.instrumenter import Instrumented, instrument_file
@@ -206,17 +206,6 @@ def test_openmp_sections(tmp_path: Path) -> None:
     assert re.search(r"#pragma omp sections\s*\{\s*#pragma omp section", text)
 
 
-def _local_history_misses(outcomes: list[int], history_bits: int = 4) -> int:
-    """Mispredictions of the runtime's local-history predictor, written plainly (as in
-    tests/runtime/test_runtime_build.py)."""
-    history, counters, misses = 0, [0] * (1 << history_bits), 0
-    for taken in outcomes:
-        misses += (counters[history] >= 2) != bool(taken)
-        counters[history] = min(counters[history] + 1, 3) if taken else max(counters[history] - 1, 0)
-        history = ((history << 1) | taken) & ((1 << history_bits) - 1)
-    return misses
-
-
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp_path: Path) -> None:
     """The sparse-row loop and the halving loop (nothing leaves them early) have no hook in their
@@ -237,9 +226,9 @@ def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp
         return main.counters[loop.predictor]
 
     rows = [o for n in lengths for o in [1] * n + [0]]
-    assert predictor(line_of(source, "sparse row: told at the exit")) == _local_history_misses(rows) > 100
+    assert predictor(line_of(source, "sparse row: told at the exit")) == local_history_misses(rows) > 100
     halvings = [1] * (sum(lengths).bit_length() - 2) + [0]  # 1359 -> 679 -> ... -> 2
-    assert predictor(line_of(source, "halving: told at the exit")) == _local_history_misses(halvings)
-    assert predictor(line_of(source, "left by break: per test")) == _local_history_misses([1] * 5)  # k = 0..4, then break
+    assert predictor(line_of(source, "halving: told at the exit")) == local_history_misses(halvings)
+    assert predictor(line_of(source, "left by break: per test")) == local_history_misses([1] * 5)  # k = 0..4, then break
     if threads == "1":  # one thread: the slab's predictor saw every row in order
-        assert predictor(line_of(source, "in a parallel region")) == _local_history_misses(rows)
+        assert predictor(line_of(source, "in a parallel region")) == local_history_misses(rows)

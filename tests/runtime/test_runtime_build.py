@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import C_PROGRAMS
+from conftest import C_PROGRAMS, local_history_misses
 
 from perfeq.errors import BuildError
 from perfeq.instrument.hooks import BRANCH_SLOTS
@@ -122,15 +122,18 @@ def test_runs_clean_under_address_sanitizer(tmp_path: Path, flags: list[str]) ->
         assert "Sanitizer" not in result.stderr and "runtime error" not in result.stderr
 
 
-def _local_history_misses(outcomes: list[int], history_bits: int = 4) -> int:
-    """Mispredictions of a two-level local-history predictor (Yeh & Patt), written plainly."""
-    history, counters, misses = 0, [0] * (1 << history_bits), 0
-    for taken in outcomes:
-        predicted = counters[history] >= 2
-        misses += predicted != bool(taken)
-        counters[history] = min(counters[history] + 1, 3) if taken else max(counters[history] - 1, 0)
-        history = ((history << 1) | taken) & ((1 << history_bits) - 1)
-    return misses
+def _run_main(tmp_path: Path, name: str, declarations: str, body: list[str], status: int = 0) -> dict[str, int]:
+    """Compile ``int main(void) { declarations; body }`` against perfeq_rt.h (strict flags), run it,
+    check its exit status, and read the ``name value`` lines it prints."""
+    source, binary = tmp_path / f"{name}.c", tmp_path / name
+    lines = ["#include <stdio.h>", '#include "perfeq_rt.h"', "int main(void)", "{", f"    {declarations};", *body, "}"]
+    source.write_text("\n".join(lines) + "\n")
+    built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
+                           capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stderr
+    done = subprocess.run([str(binary)], capture_output=True, text=True)
+    assert done.returncode == status
+    return {key: int(value) for key, value in (line.split() for line in done.stdout.splitlines())}
 
 
 def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
@@ -146,24 +149,16 @@ def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
         "period3": [int(i % 3 == 0) for i in range(4000)],
         "biased": [int(rng.random() < 0.9) for _ in range(4000)],
     }
-    source = tmp_path / "predict.c"
-    lines = ["#include <stdio.h>", '#include "perfeq_rt.h"', "int main(void)", "{", "    int i, back = 0;"]
+    body = []
     for name, outcomes in sequences.items():
-        lines += [f"    {{ static const char o[] = \"{''.join(map(str, outcomes))}\";",
-                  "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0};",
-                  "      for (i = 0; o[i]; i++) back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
-                  f"      printf(\"{name} %llu\\n\", s[0]); }}"]
-    lines += ["    printf(\"slots %d\\n\", PERFEQ_BRANCH_SLOTS);", "    return back;", "}"]
-    source.write_text("\n".join(lines) + "\n")
-    binary = tmp_path / "predict"
-    built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
-                           capture_output=True, text=True, check=False)
-    assert built.returncode == 0, built.stderr
-    done = subprocess.run([str(binary)], capture_output=True, text=True)
-    assert done.returncode == 0  # the hook returns the condition
-    counted = {name: int(value) for name, value in (line.split() for line in done.stdout.splitlines())}
+        body += [f"    {{ static const char o[] = \"{''.join(map(str, outcomes))}\";",
+                 "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0};",
+                 "      for (i = 0; o[i]; i++) back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
+                 f"      printf(\"{name} %llu\\n\", s[0]); }}"]
+    body += ["    printf(\"slots %d\\n\", PERFEQ_BRANCH_SLOTS);", "    return back;"]
+    counted = _run_main(tmp_path, "predict", "int i, back = 0", body)  # status 0: the hook returns the condition
     assert counted.pop("slots") == BRANCH_SLOTS  # the instrumenter reserves as many as the header uses
-    expected = {name: _local_history_misses(outcomes) for name, outcomes in sequences.items()}
+    expected = {name: local_history_misses(outcomes) for name, outcomes in sequences.items()}
     assert counted == expected
     assert 1600 < counted["random"] < 2400 and counted["alternating"] < 10 and counted["period3"] < 10
     assert counted["runs"] < 100 and counted["biased"] < 0.2 * 4000
@@ -182,28 +177,21 @@ def test_a_loop_exit_told_at_the_exit_leaves_the_predictor_as_every_test_would(t
         "constant": [3] * 3000,  # period 4: within the 4-bit history, learnt
         "runs": [2 if i // 100 % 2 else 30 for i in range(3000)],
     }
-    source = tmp_path / "exits.c"
-    lines = ["#include <stdio.h>", '#include "perfeq_rt.h"', "int main(void)", "{", "    int i, k, same = 0;"]
+    body = []
     for name, trips in sequences.items():
-        lines += [f"    {{ static const int n[] = {{{', '.join(map(str, trips))}, -1}};",
-                  "      perfeq_count_t a[PERFEQ_BRANCH_SLOTS] = {0}, b[PERFEQ_BRANCH_SLOTS] = {0};",
-                  "      for (i = 0; n[i] >= 0; i++) {",
-                  "          for (k = 0; k < n[i]; k++) perfeq__branch(a, 1);",
-                  "          perfeq__branch(a, 0);",
-                  "          perfeq__exit_branch(b, (perfeq_count_t)n[i]);",
-                  "      }",
-                  "      for (k = 0; k < PERFEQ_BRANCH_SLOTS; k++) same += a[k] == b[k];",
-                  f"      printf(\"{name} %llu\\n\", b[0]); }}"]
-    lines += ["    printf(\"same %d\\n\", same);", "    return 0;", "}"]
-    source.write_text("\n".join(lines) + "\n")
-    binary = tmp_path / "exits"
-    built = subprocess.run(["gcc", *STRICT, "-I", str(RUNTIME_DIR), str(source), "-o", str(binary)],
-                           capture_output=True, text=True, check=False)
-    assert built.returncode == 0, built.stderr
-    counted = {name: int(value) for name, value in (line.split() for line in subprocess.run(
-        [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines())}
+        body += [f"    {{ static const int n[] = {{{', '.join(map(str, trips))}, -1}};",
+                 "      perfeq_count_t a[PERFEQ_BRANCH_SLOTS] = {0}, b[PERFEQ_BRANCH_SLOTS] = {0};",
+                 "      for (i = 0; n[i] >= 0; i++) {",
+                 "          for (k = 0; k < n[i]; k++) perfeq__branch(a, 1);",
+                 "          perfeq__branch(a, 0);",
+                 "          perfeq__exit_branch(b, (perfeq_count_t)n[i]);",
+                 "      }",
+                 "      for (k = 0; k < PERFEQ_BRANCH_SLOTS; k++) same += a[k] == b[k];",
+                 f"      printf(\"{name} %llu\\n\", b[0]); }}"]
+    body += ["    printf(\"same %d\\n\", same);", "    return 0;"]
+    counted = _run_main(tmp_path, "exits", "int i, k, same = 0", body)
     assert counted.pop("same") == len(sequences) * BRANCH_SLOTS
-    expected = {name: _local_history_misses([o for n in trips for o in [1] * n + [0]])
+    expected = {name: local_history_misses([o for n in trips for o in [1] * n + [0]])
                 for name, trips in sequences.items()}
     assert counted == expected
     assert counted["constant"] < 10 and counted["random"] > 1000
