@@ -90,9 +90,3 @@ def target_variance(cov: np.ndarray, target: np.ndarray) -> float:
     """x0' C x0: the variance of the predicted mean at counts ``target``."""
     return max(float(target @ cov @ target), 0.0)
 
-
-def updated_covariance(cov: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """(C^-1 + sum_i w_i x_i x_i')^-1 by inversion: the covariance once ``rows`` are added (a check of
-    :func:`choose_runs`' updates, and what the plan reports)."""
-    information = np.linalg.inv(cov) + (rows * weights[:, None]).T @ rows
-    return np.linalg.inv(information)

@@ -64,13 +64,14 @@ def plan(examples: list[Example], procs: list[int], reps: int,
         raise ValueError(f"unknown order {order!r}")
     groups = []
     for example in examples:
-        for values in example.calibration():
+        catalog = example.calibration()
+        for values in catalog:
             for p in procs:
                 for rep in range(reps):
                     groups.append([Point(example, dict(values), p, rep, build) for build in builds])
         for p in procs:
             for values in (extra or {}).get((example.name, p), []):
-                if values in example.calibration():
+                if values in catalog:
                     continue
                 for rep in range(reps):
                     groups.append([Point(example, dict(values), p, rep, build) for build in builds])
@@ -86,6 +87,15 @@ def example_model(example: Example, workdir: Path, small_procs: int = 2):
 
     inst = build_instrumented(example, workdir)
     return build_model([run_small(example, inst, example.small, small_procs, workdir / f"{example.name}.trace")])
+
+
+def example_models(examples: list[Example], workdir: Path, say: Callable[[str], None], small_procs: int = 2) -> dict:
+    """Each example's model (:func:`example_model`), by name, each said as it is made."""
+    models = {}
+    for example in examples:
+        say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
+        models[example.name] = example_model(example, workdir, small_procs)
+    return models
 
 
 def run_counts(model, params: str | dict[str, float], procs: int, threads: int, machine) -> dict[str, float]:
@@ -139,8 +149,7 @@ def run_campaign(examples: list[Example], output: Path, workdir: Path, procs: li
     for point in points:
         example = point.example
         if example.name not in models:
-            say(f"calibrate: {example.name}: instrument, run at {example.small} on {small_procs} processes, model")
-            models[example.name] = example_model(example, workdir, small_procs)
+            models.update(example_models([example], workdir, say, small_procs))
         if not (workdir / f"{example.name}.model.json").exists():
             models[example.name].save(workdir / f"{example.name}.model.json")
         if (example.name, point.build) not in binaries:

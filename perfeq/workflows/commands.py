@@ -208,15 +208,13 @@ def _level_sizes(examples, procs: list[int], workdir: Path, max_seconds: float, 
     times predicted by the profile ``machine`` (or roughly, without one)."""
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.symbolic.machine import Machine, cache_levels
-    from perfeq.workflows.calibrate import example_model
-    from perfeq.workflows.targeted import Pricer, rough_seconds, spanning_sizes
+    from perfeq.workflows.calibrate import example_models
+    from perfeq.workflows.targeted import Pricer, WorkingSet, rough_seconds, spanning_sizes
 
     seconds = Pricer(load_profile(machine), Machine.detect()).seconds if machine else rough_seconds
-    models = {}
-    for example in examples:
-        print(f"calibrate: {example.name}: instrument, run at {example.small} on 2 processes, model", file=sys.stderr)
-        models[example.name] = example_model(example, workdir)
-    extra, notes = spanning_sizes(examples, models, procs, cache_levels(), seconds, max_seconds)
+    models = example_models(examples, workdir, _say)
+    extra, notes = spanning_sizes(examples, {name: WorkingSet(model) for name, model in models.items()}, procs,
+                                  cache_levels(), seconds, max_seconds)
     for note in notes:
         print(f"calibrate: {note}", file=sys.stderr)
     for (name, p), sizes in extra.items():
@@ -224,6 +222,10 @@ def _level_sizes(examples, procs: list[int], workdir: Path, max_seconds: float, 
             print(f"calibrate: {name} P={p}: adds " + "; ".join(" ".join(f"{k}={v}" for k, v in values.items())
                                                            for values in sizes), file=sys.stderr)
     return models, extra
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr)
 
 
 def _check_target_options(args: argparse.Namespace) -> None:
@@ -252,7 +254,7 @@ def _calibrate_for(args: argparse.Namespace, examples, procs: list[int]) -> int:
     from perfeq.symbolic.machine import Machine, cache_levels
     from perfeq.symbolic.model import load_model
     from perfeq.workflows import targeted
-    from perfeq.workflows.calibrate import done_points, example_model, run_campaign
+    from perfeq.workflows.calibrate import done_points, example_models, run_campaign
 
     values, target_procs, threads = parse_assignments(args.at)
     model, profile = load_model(args.target), load_profile(args.machine)
@@ -263,10 +265,7 @@ def _calibrate_for(args: argparse.Namespace, examples, procs: list[int]) -> int:
     target = pricer.counts(model, values, target_procs, threads)
     with tempfile.TemporaryDirectory(prefix="perfeq-calibrate-") as tmp:
         workdir = args.workdir or Path(tmp)
-        models = {}
-        for example in examples:
-            print(f"calibrate: {example.name}: instrument, run at {example.small} on 2 processes, model", file=sys.stderr)
-            models[example.name] = example_model(example, workdir)
+        models = example_models(examples, workdir, _say)
         pool, notes = targeted.candidates(examples, models, pricer, procs, cache_levels(), args.max_seconds)
         for note in notes:
             print(f"calibrate: {note}", file=sys.stderr)

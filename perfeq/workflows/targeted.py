@@ -19,7 +19,7 @@ import sympy as sp
 from perfeq.errors import UsageError
 from perfeq.examples.catalog import Example
 from perfeq.fitting.costs import INTERCEPT
-from perfeq.fitting.regression.optimal import choose_runs, target_variance, updated_covariance
+from perfeq.fitting.regression.optimal import choose_runs, target_variance
 from perfeq.fitting.regression.predict import count_vector, fitted_application
 from perfeq.workflows.calibrate import Point
 
@@ -133,12 +133,12 @@ def level_sizes(example: Example, working_set: WorkingSet, levels: list[Level], 
     known = example.calibration()
     low = min(example.small[name], *(v[name] for v in known))
     sizes = np.unique(np.round(np.geomspace(max(low, 1), 1000 * max(v[name] for v in known), SCAN)))
+    volumes = working_set({**known[0], name: sizes}, procs)
+    good = np.isfinite(volumes) & (volumes > 0)
+    if not good.any():
+        return {}
     found = {}
     for level, aim in level_targets(levels).items():
-        volumes = working_set({**known[0], name: sizes}, procs)
-        good = np.isfinite(volumes) & (volumes > 0)
-        if not good.any():
-            return {}
         index = int(np.argmin(np.where(good, np.abs(np.log(np.where(good, volumes, 1.0) / aim)), np.inf)))
         size = _round(float(sizes[index]))
         values = dict(min(known, key=lambda v: abs(math.log(v[name] / size))))
@@ -184,15 +184,17 @@ class Pricer:
         return float(self.profile.beta @ self.counts(model, values, procs))
 
 
-def spanning_sizes(examples: list[Example], models: dict, procs: list[int], caches: dict[int, int], seconds,
-                   max_seconds: float) -> tuple[dict[tuple[str, int], list[dict[str, int]]], list[str]]:
-    """Each example's sizes for each process count that put its working set in each level of the
-    hierarchy (:func:`level_sizes`), the other parameters lowered until ``seconds(model, values, P)`` is
-    at most ``max_seconds`` (:func:`fit_time`); and a note per level an example does not reach."""
+def spanning_sizes(examples: list[Example], working_sets: dict[str, WorkingSet], procs: list[int],
+                   caches: dict[int, int], seconds, max_seconds: float
+                   ) -> tuple[dict[tuple[str, int], list[dict[str, int]]], list[str]]:
+    """Each example's sizes for each process count that put its working set (``working_sets``, by
+    example name) in each level of the hierarchy (:func:`level_sizes`), the other parameters lowered
+    until ``seconds(model, values, P)`` is at most ``max_seconds`` (:func:`fit_time`); and a note per
+    level an example does not reach."""
     sizes, notes = {}, []
     for example in examples:
-        model = models[example.name]
-        working_set = WorkingSet(model)
+        working_set = working_sets[example.name]
+        model = working_set.model
         unreached: dict[str, list[int]] = {}
         for p in procs:
             levels = levels_of(caches, p)
@@ -219,27 +221,30 @@ def candidates(examples: list[Example], models: dict, pricer: Pricer, procs: lis
                max_seconds: float) -> tuple[list[Candidate], list[str]]:
     """Every example at its catalog sizes and its level sizes, at each process count, predicted to take
     at most ``max_seconds``; and the notes of :func:`spanning_sizes`."""
-    spanning, notes = spanning_sizes(examples, models, procs, caches, pricer.seconds, max_seconds)
+    working_sets = {e.name: WorkingSet(models[e.name]) for e in examples}
+    spanning, notes = spanning_sizes(examples, working_sets, procs, caches, pricer.seconds, max_seconds)
     out = []
     for example in examples:
         for p in procs:
             tried = [dict(v) for v in example.calibration()] + spanning[example.name, p]
-            out += _priced(example, models[example.name], tried, p, levels_of(caches, p), pricer, max_seconds)
+            out += _priced(example, working_sets[example.name], tried, p, levels_of(caches, p), pricer, max_seconds)
     return out, notes
 
 
-def _priced(example: Example, model, tried: list[dict[str, int]], procs: int, levels: list[Level],
-            pricer: Pricer, max_seconds: float) -> list[Candidate]:
-    out, seen, working_set = [], set(), WorkingSet(model)
+def _priced(example: Example, working_set: WorkingSet, tried: list[dict[str, int]], procs: int,
+            levels: list[Level], pricer: Pricer, max_seconds: float) -> list[Candidate]:
+    out, seen = [], set()
     for values in tried:
         key = tuple(sorted(values.items()))
-        seconds = pricer.seconds(model, values, procs)
-        if key in seen or seconds > max_seconds:
+        if key in seen:
             continue
         seen.add(key)
+        counts = pricer.counts(working_set.model, values, procs)
+        seconds = float(pricer.profile.beta @ counts)
+        if seconds > max_seconds:
+            continue
         volume = float(working_set(values, procs))
-        out.append(Candidate(Point(example, values, procs, 0), level_name(levels, volume), volume, seconds,
-                             pricer.counts(model, values, procs)))
+        out.append(Candidate(Point(example, values, procs, 0), level_name(levels, volume), volume, seconds, counts))
     return out
 
 
@@ -266,14 +271,12 @@ def plan_runs(profile, target: np.ndarray, target_digest: str, pool: list[Candid
                          criterion=criterion)
     fixed = [i for i in range(len(names)) if i not in free]
     held = target_variance(cov[np.ix_(fixed, fixed)], target[fixed]) if fixed else 0.0
-    picked = [pool[c.index] for c in chosen]
-    after = sub if not picked else updated_covariance(
-        sub, np.array([p.counts[free] for p in picked]), np.array([weights[c.index] for c in chosen]))
+    after = chosen[-1].variance if chosen else target_variance(sub, target[free])
     unit = seconds_now**2 if relative else 1.0
     tau = None if fitted_application(profile, None, target_digest) else (
         profile.between_app.sigma if profile.between_app else None)
     return Plan(target_seconds=seconds_now, chosen=[(pool[c.index], c.variance + held) for c in chosen],
-                variance_now=target_variance(cov, target), variance_after=target_variance(after, target[free]) + held,
+                variance_now=target_variance(cov, target), variance_after=after + held,
                 run_floor=profile.sigma**2 * unit, between_floor=(tau or 0.0) ** 2 * unit)
 
 
@@ -282,11 +285,10 @@ def numbered(plan: Plan, done: set[tuple]) -> list[Point]:
     points, taken = [], set(done)
     for candidate, _ in plan.chosen:
         point = candidate.point
-        rep = 0
-        while (point.example.name, tuple(sorted(point.values.items())), point.procs, rep, "") in taken:
-            rep += 1
-        taken.add((point.example.name, tuple(sorted(point.values.items())), point.procs, rep, ""))
-        points.append(Point(point.example, dict(point.values), point.procs, rep))
+        while point.key() in taken:
+            point = Point(point.example, dict(point.values), point.procs, point.rep + 1)
+        taken.add(point.key())
+        points.append(point)
     return points
 
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perfeq.fitting.regression.optimal import choose_runs, target_variance, updated_covariance
+from perfeq.fitting.regression.optimal import choose_runs, target_variance
+
+
+def updated_covariance(cov: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(C^-1 + sum_i w_i x_i x_i')^-1 by inversion: the covariance once ``rows`` are added, computed
+    apart from choose_runs' Sherman-Morrison updates."""
+    return np.linalg.inv(np.linalg.inv(cov) + (rows * weights[:, None]).T @ rows)
 
 
 def _problem(seed: int, costs: int = 4, candidates: int = 9):
