@@ -38,6 +38,11 @@ COST_SPECS: tuple[CostSpec, ...] = (
     CostSpec("l1", "L1 miss", "ns", 1e-9, "seconds per L1 cache miss", (1e-11, 1e-7)),
     CostSpec("l2", "L2 miss", "ns", 1e-9, "seconds per L2/last-level cache miss", (1e-10, 1e-6)),
     CostSpec("page", "fault", "us", 1e-6, "seconds per page fault", (1e-8, 1e-2)),
+    # Lines a process moves from (and writes back to) memory beyond its share of the last-level
+    # cache, by the references' reuse distances (perfeq.symbolic.traffic): the layer conditions'
+    # count where l2 is the footprint rule's.  Priced beyond the loads and stores that also count them.
+    CostSpec("mem", "memory line", "ns", 1e-9, "seconds per cache line moved from or to memory",
+             (1e-11, 1e-6)),
     CostSpec("startup", "message", "us", 1e-6, "seconds per message on the critical path", (1e-8, 1e-2)),
     CostSpec("bytes", "byte", "ns", 1e-9, "seconds per byte transmitted", (1e-12, 1e-7)),
     # The operations split by kind (their sum is ops_total): for fits where one cost per operation
@@ -73,7 +78,7 @@ INTERCEPT = INTERCEPT_SPEC.name
 # Named groups of the costs above, each written out here only; the fitting modules (and the tour)
 # import them.
 PAPER_COSTS: tuple[str, ...] = CHI_KEYS  # the paper's chi (the symbolic stage owns the keys)
-MISS_COSTS: tuple[str, ...] = CACHE_KEYS  # counted from loop-nest footprints and the caches
+MISS_COSTS: tuple[str, ...] = CACHE_KEYS  # counted from loop nests or references and the caches
 MESSAGE_COSTS: tuple[str, ...] = ("startup", "bytes")  # per message on the critical path, per byte sent
 # The operations split by kind, and the architectural costs beside them (each priced per 1 ns step).
 SPLIT_COSTS: tuple[str, ...] = (

@@ -37,7 +37,10 @@ from perfeq.instrument.descriptors import (
 
 OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
 CHI_KEYS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
-CACHE_KEYS = ("l1", "l2", "page")  # counted when a model is evaluated on a machine (linearize.misses)
+# counted when a model is evaluated on a machine: the footprint rule's misses and faults per loop nest
+# (linearize.misses) and the signature's lines from memory per reference (traffic.memory_lines)
+FOOTPRINT_KEYS = ("l1", "l2", "page")
+CACHE_KEYS = (*FOOTPRINT_KEYS, "mem")
 SOURCE_KEYS = tuple(key for key in CHI_KEYS if key not in CACHE_KEYS)  # in the model: ops, par, startup, bytes
 
 

@@ -31,6 +31,7 @@ class Machine:
     line_bytes: int
     page_bytes: int
     memory_bytes: int
+    shared_by: int = 1  # CPUs sharing the last-level cache (symbolic/traffic.py divides it among them)
 
     def to_json(self) -> str:
         return json.dumps({"format": FORMAT, "version": VERSION, **asdict(self)}, indent=1) + "\n"
@@ -54,7 +55,9 @@ class Machine:
         """
         data = check_document(_read(Path(path)), path, FORMAT, VERSION, what="perfeq machine description")
         fields: dict[str, Any] = {"name": str(data.get("name") or Path(path).stem)}
-        for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes"):
+        for key in ("l1_bytes", "l2_bytes", "line_bytes", "page_bytes", "memory_bytes", "shared_by"):
+            if key == "shared_by" and key not in data:
+                continue  # optional: written by perfeq since the memory traffic count (mem)
             value = data.get(key)
             if isinstance(value, str):
                 try:
@@ -62,20 +65,21 @@ class Machine:
                 except ValueError:
                     pass
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise UsageError(f"{path}: '{key}' must be a positive number of bytes (e.g. 32768 or 32K), "
-                                 f"got {value!r}")
+                what = "number of CPUs (e.g. 8)" if key == "shared_by" else "number of bytes (e.g. 32768 or 32K)"
+                raise UsageError(f"{path}: '{key}' must be a positive {what}, got {value!r}")
             fields[key] = value
         return cls(**fields)
 
     @classmethod
     def detect(cls) -> Machine:
         """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
-        caches, line = _sysfs_caches()
+        caches, line, sharing = _sysfs_caches()
         page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
         l1 = caches.get(1, 32 << 10)
         llc = caches[max(caches)] if caches else 8 << 20
-        return cls(platform.node() or "this machine", l1, llc, line, page, memory)
+        shared = sharing.get(max(caches), 1) if caches else 1
+        return cls(platform.node() or "this machine", l1, llc, line, page, memory, shared)
 
 
 def cache_levels() -> dict[int, int]:
@@ -83,9 +87,11 @@ def cache_levels() -> dict[int, int]:
     return _sysfs_caches()[0]
 
 
-def _sysfs_caches() -> tuple[dict[int, int], int]:
-    """Data caches from sysfs (level -> bytes) and the line size (64 where sysfs does not say)."""
+def _sysfs_caches() -> tuple[dict[int, int], int, dict[int, int]]:
+    """Data caches from sysfs (level -> bytes), the line size (64 where sysfs does not say) and how
+    many CPUs share each level."""
     caches: dict[int, int] = {}
+    sharing: dict[int, int] = {}
     line = 64
     base = Path("/sys/devices/system/cpu/cpu0/cache")
     for index in sorted(base.glob("index*")) if base.exists() else []:
@@ -98,7 +104,24 @@ def _sysfs_caches() -> tuple[dict[int, int], int]:
             continue
         if kind in ("Data", "Unified"):
             caches[level] = size
-    return caches, line
+            sharing[level] = _cpus(index / "shared_cpu_list")
+    return caches, line, sharing
+
+
+def _cpus(path: Path) -> int:
+    """The number of CPUs in a sysfs CPU list (``0-3,8-11``); 1 where it cannot be read."""
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return 1
+    count = 0
+    for part in filter(None, text.split(",")):
+        low, _, high = part.partition("-")
+        try:
+            count += int(high or low) - int(low) + 1
+        except ValueError:
+            return 1
+    return max(count, 1)
 
 
 def _read(path: Path) -> Any:

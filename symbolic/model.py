@@ -35,6 +35,7 @@ from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
+from perfeq.symbolic.traffic import block_lines, memory_lines
 
 FORMAT = "perfeq-model"
 # 2: items carry "chain" (chained flops); version 1 files are read without it.
@@ -171,7 +172,9 @@ class CostModel:
             out["per_rank"][key] = values_by_rank.tolist()
             out["total"][key] = float(values_by_rank.sum())
         if machine is not None:
-            for key, by_rank in misses(machine, self, values, procs, threads).items():
+            found = misses(machine, self, values, procs, threads)
+            found["mem"] = memory_lines(machine, self, values, procs, threads)
+            for key, by_rank in found.items():
                 out["per_rank"][key] = by_rank.tolist()
                 out["total"][key] = float(np.sum(by_rank))
         slowest = int(np.argmax(out["per_rank"]["ops"])) if procs else 0
@@ -216,14 +219,17 @@ class CostModel:
                          for key in self.item_keys(item)})
         return rows
 
-    def block_counts(self, values: dict[str, float], procs: int, threads: int, rank: int
-                     ) -> dict[str, dict[str, float]]:
+    def block_counts(self, values: dict[str, float], procs: int, threads: int, rank: int,
+                     machine: Machine | None = None) -> dict[str, dict[str, float]]:
         """Each block's counts on one rank, by label ``file:line function kind [call path]`` (the items
-        of one label, e.g. a loop's entries in several contexts of one path, summed)."""
+        of one label, e.g. a loop's entries in several contexts of one path, summed); with ``machine``,
+        the blocks' lines from memory (``mem``) too."""
+        lines = block_lines(machine, self, values, procs, threads, rank) if machine is not None else {}
         blocks: dict[str, dict[str, float]] = {}
-        for item, row in zip(self.items, self.item_counts(values, procs, threads, rank), strict=True):
+        rows = self.item_counts(values, procs, threads, rank)
+        for index, (item, row) in enumerate(zip(self.items, rows, strict=True)):
             entry = blocks.setdefault(f"{item.label} [{item.context}]", {})
-            for key, value in row.items():
+            for key, value in {**row, **({"mem": lines[index]} if index in lines else {})}.items():
                 entry[key] = entry.get(key, 0.0) + value
         return blocks
 

@@ -18,6 +18,8 @@ import sympy as sp
 from perfeq.errors import UsageError
 from perfeq.fitting.costs import COSTS, INTERCEPT, MISS_COSTS
 from perfeq.fitting.regression.profile import MachineProfile
+from perfeq.symbolic import traffic
+from perfeq.symbolic.chi import FOOTPRINT_KEYS
 from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.model import CostModel
 from perfeq.symbolic.symbols import cost_symbol
@@ -175,6 +177,7 @@ class TimeEquation:
         self.priced = tuple(name for name in profile.names if name != INTERCEPT)
         model.require(*self.priced)
         self._nest_functions: list[dict] | None = None
+        self._traffic_functions: dict[int, object] = {}
 
     # ---- symbolic ---------------------------------------------------------------------------------
     @cached_property
@@ -186,9 +189,15 @@ class TimeEquation:
         """Every cost's count as an expression in the parameters, P, T and rank."""
         totals = self.model.totals()
         chi = {key: sp.sympify(totals.get(key, 0)) for key in COSTS if key not in MISS_COSTS}
-        for key in MISS_COSTS:
+        for key in FOOTPRINT_KEYS:
             chi[key] = sp.Add(*(misses[key] for _, misses in self.nests))
+        chi["mem"] = sp.Add(*self.traffic.values())
         return {key: chi[key] for key in COSTS}
+
+    @cached_property
+    def traffic(self) -> dict[int, sp.Expr]:
+        """Lines from memory of each block (model item index -> expression)."""
+        return traffic.item_expressions(self.model, self.machine)
 
     @cached_property
     def symbolic(self) -> sp.Expr:
@@ -232,11 +241,13 @@ class TimeEquation:
     def block_seconds(self, values: Mapping[str, float], procs: int) -> dict[str, float]:
         """Seconds per block on the slowest rank (label ``file:line function kind [context]``).
 
-        Cache and page misses are counted per loop nest, so they get one entry per nest; the fixed
+        Cache and page misses are counted per loop nest, so they get one entry per nest (lines from
+        memory, ``mem``, per block with the block); the fixed
         per-run time is one more entry.  The entries add up to the predicted time.
         """
         _, rank = self.slowest(values, procs)
         ranks = np.array([rank])
+        args = [float(values[name]) for name in self.model.parameters] + [procs, self.threads, ranks]
         out: dict[str, float] = {}
         for index, item in enumerate(self.model.items):
             seconds = sum(
@@ -245,11 +256,12 @@ class TimeEquation:
                 for key in self.priced
                 if key in self.model.item_keys(item) and key not in MISS_COSTS
             )
+            if "mem" in self.priced and index in self.traffic:
+                seconds += self.betas["mem"] * self._lines(index, args)
             label = f"{item.label} [{item.context}]"
             out[label] = out.get(label, 0.0) + seconds
-        missed = [key for key in self.priced if key in MISS_COSTS]
+        missed = [key for key in self.priced if key in FOOTPRINT_KEYS]
         if missed:
-            args = [float(values[name]) for name in self.model.parameters] + [procs, self.threads, ranks]
             for (nest, _), functions in zip(self.nests, self._nest_lambdas(), strict=True):
                 label = f"{Path(str(nest['unit'])).name}:{nest['line']} {nest['function']} loop nest: misses"
                 seconds = sum(
@@ -260,6 +272,14 @@ class TimeEquation:
         if INTERCEPT in self.betas:
             out[CONST_LABEL] = self.betas[INTERCEPT]
         return out
+
+    def _lines(self, index: int, args: list) -> float:
+        """Lines from memory of item ``index`` at ``args`` (one rank)."""
+        if index not in self._traffic_functions:
+            self._traffic_functions[index] = sp.lambdify(self.model.arguments, self.traffic[index], modules="numpy")
+        with np.errstate(all="ignore"):
+            value = np.asarray(self._traffic_functions[index](*args), dtype=float).ravel()[0]
+        return float(np.nan_to_num(value))
 
     def _nest_lambdas(self) -> list[dict]:
         if self._nest_functions is None:

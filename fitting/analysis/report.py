@@ -166,6 +166,11 @@ def _equations(model: CostModel, equation: TimeEquation) -> dict:
     for key in shown:
         note = (
             (
+                "from the references' reuse distances and the last-level cache (Piecewise: a reference "
+                "reused beyond the process's share of it moves its lines from memory)"
+            )
+            if key == "mem"
+            else (
                 "from the loop nests' footprints and the cache description (Piecewise: a nest larger "
                 "than the capacity misses on every access)"
             )

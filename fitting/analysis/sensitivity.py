@@ -199,7 +199,12 @@ def _cost_sensitivity(model, cost, grid, profile, machine) -> SensitivityGrid:
                 "the predicted time is not positive at some points (check the profile's costs); "
                 "no share is given there"
             )
-    if cost in MISS_COSTS:
+    if cost == "mem":
+        notes.append(
+            f"chi_mem is counted from the references' reuse distances and the last-level cache "
+            f"({machine.name}): a reference reused beyond the process's share moves its lines from memory"
+        )
+    elif cost in MISS_COSTS:
         notes.append(
             f"chi_{cost} is counted from loop-nest footprints and the cache description "
             f"({machine.name}): a nest larger than the capacity misses on every access"

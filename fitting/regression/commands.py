@@ -141,7 +141,8 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
 def run_fit(args: argparse.Namespace) -> int:
     runs = select_build(read_runs(args.runs), args.build, str(args.runs))
     said: list[str] = []
-    fixed = probed_from(args.probes, said.append) if args.probes else None
+    counted = {name for run in runs for name in run.counts}
+    fixed = probed_from(args.probes, said.append, counted) if args.probes else None
     if args.costs is None:
         profile = fit_selected(runs, intercept=args.intercept, weighting=args.weighting, level=args.level,
                                report=said.append, fixed=fixed)

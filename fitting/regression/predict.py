@@ -347,7 +347,8 @@ def unpriced_text(unpriced: Mapping[str, float]) -> str:
             f"them with a probe or by hand, e.g. {example}")
 
 
-CACHE_NAMES = {"l1": "the L1 cache", "l2": "the last-level cache", "page": "the pages of memory touched before"}
+CACHE_NAMES = {"l1": "the L1 cache", "l2": "the last-level cache", "page": "the pages of memory touched before",
+               "mem": "its share of the last-level cache"}
 MISS_GROWTH = 2.0  # a miss share this many times the calibration's largest is beyond the calibrated levels
 
 
@@ -361,9 +362,12 @@ def _cache_warnings(profile: MachineProfile, counts: Mapping[str, float]) -> lis
         if share > 0.01 and share > MISS_GROWTH * calibrated:
             reached = ("no calibration run's working set left it" if calibrated == 0 else
                        f"at most {100 * calibrated:.2g} % in the calibration runs")
-            priced = "" if key in profile.costs else f"; the profile does not price '{key}'"
-            notes.append(f"the working set goes beyond {CACHE_NAMES[key]}: {100 * share:.2g} % of the loads "
-                         f"miss it ({key}), {reached}: the time of that memory traffic is extrapolated{priced}")
+            cost = profile.costs.get(key)
+            priced = (f"; the profile does not price '{key}'" if cost is None else
+                      f"; priced by the probes ({cost.detail} curve)" if cost.source == "probe" else "")
+            what = "lines from memory per load" if key == "mem" else "of the loads miss it"
+            notes.append(f"the working set goes beyond {CACHE_NAMES[key]}: {100 * share:.2g} % {what} ({key}), "
+                         f"{reached}: the time of that memory traffic is extrapolated{priced}")
     return notes
 
 
@@ -482,7 +486,7 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
     counts = model.counts(dict(values), procs, threads, hardware)
     slowest, rank = counts["slowest"], counts["slowest_rank"]
     blocks = {label: {key: value for key, value in row.items() if key in profile.names}
-              for label, row in model.block_counts(dict(values), procs, threads, rank).items()}
+              for label, row in model.block_counts(dict(values), procs, threads, rank, hardware).items()}
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
     prediction = predict(profile, priced, blocks, level=level, application=application, digest=model.digest,
                          procs=procs, threads=threads, all_counts=slowest)

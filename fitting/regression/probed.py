@@ -11,7 +11,13 @@ rest (``fit.fit_machine(fixed=...)``).
 * ``bytes``: the slope of half the round trip against the size between the two largest messages
   (seconds per byte, the inverse of the asymptotic bandwidth).
 
-Both from the ping-pong across two nodes when the file has it (``perfeq probe --across-launcher``:
+* ``mem``: a cache line from memory beyond the same line from L1, the memory probe's read curve on
+  one process at its largest working set (beyond the last-level cache) against its smallest:
+  line / rate(largest) - line / rate(smallest).  Calibration runs whose working sets stay in the
+  caches (the catalog's sizes) count no such lines and cannot price them; the fitted loads and stores
+  price the in-cache part of the same accesses, so the probe gives only the excess.
+
+The message costs from the ping-pong across two nodes when the file has it (``perfeq probe --across-launcher``:
 what messages cost at the process counts one predicts for, beyond a node), else from the one within a
 node; the cost's ``detail`` names the curve, and ``perfeq predict`` says which it was.
 
@@ -32,25 +38,34 @@ from perfeq.fitting.regression.profile import CostEstimate
 
 IQR_SIGMA = 1.349  # interquartile range of a normal distribution, in standard deviations
 Z95 = 1.96  # the 95 % interval of a probed cost: its median +- 1.96 standard errors (normal)
-PROBED_COSTS = ("startup", "bytes")  # the costs perfeq fit --probes takes from a probe file
+PROBED_COSTS = ("startup", "bytes", "mem")  # the costs perfeq fit --probes takes from a probe file
+MEMORY_CURVE = "read"  # the memory probe's curve that prices a line from memory
 PINGPONGS = {"pingpong_intra": "ping-pong within a node", "pingpong_inter": "ping-pong across two nodes"}
 
 
-def probed_from(path, say: Callable[[str], None]) -> dict[str, CostEstimate]:
-    """The message costs of probe file ``path`` (UsageError when it is not one), each said in one line."""
+def probed_from(path, say: Callable[[str], None], counted: set[str] | None = None) -> dict[str, CostEstimate]:
+    """The costs probe file ``path`` measures (UsageError when it is not one), each said in one line.
+    ``counted``: the runs' count columns; ``mem`` is left out, said, when they lack it (a runs CSV
+    written before perfeq counted lines from memory: its runs' memory time is not known)."""
     if not is_probe_file(path):
         raise UsageError(f"{path}: not a probe file (perfeq probe writes one, format perfeq-probes)")
     fixed = probed_costs(ProbeCosts.load(path))
+    if counted is not None and "mem" in fixed and "mem" not in counted:
+        del fixed["mem"]
+        say("mem not taken from the probes: the runs have no 'mem' column (written before perfeq counted "
+            "lines from memory); calibrate again or recount them (benchmarks/recount_runs.py) to price it")
     for name, cost in fixed.items():
         spec = cost_spec(name)
-        say(f"{name} from the probes in {path} ({PINGPONGS.get(cost.detail, cost.detail)}): "
+        source = PINGPONGS.get(cost.detail) or f"{cost.detail} curve, largest working set beyond the smallest"
+        say(f"{name} from the probes in {path} ({source}): "
             f"{cost.value / spec.unit_seconds:.4g} "
             f"+- {cost.stderr / spec.unit_seconds:.2g} {spec.display_unit} (not fitted)")
     return fixed
 
 
 def probed_costs(probes: ProbeCosts) -> dict[str, CostEstimate]:
-    """The costs of :data:`PROBED_COSTS` measured by ``probes``, with source ``probe``."""
+    """The costs of :data:`PROBED_COSTS` measured by ``probes``, with source ``probe`` (``mem`` only
+    when the file has the memory probe's read curve)."""
     inter = probes.results.curve("pingpong_inter")
     across = inter is not None and len(inter.x) >= 2
     curve = inter if across else probes.results.curve("pingpong_intra")
@@ -58,15 +73,27 @@ def probed_costs(probes: ProbeCosts) -> dict[str, CostEstimate]:
         raise UsageError(f"{probes.source}: the probe file has no ping-pong curve (it was run on one core): "
                          "message costs cannot be taken from it")
     at = {kind: probes.at(kind) for kind in ("median", "q1", "q3")}
-    measure = {"startup": lambda p: p.message(float(curve.x[0]), across)[0],
-               "bytes": lambda p: _per_byte(p, curve.x, across)}
+    measure = {"startup": (lambda p: p.message(float(curve.x[0]), across)[0], curve.name),
+               "bytes": (lambda p: _per_byte(p, curve.x, across), curve.name)}
+    read = probes.results.curve(MEMORY_CURVE)
+    if read is not None and len(read.x) >= 2:
+        measure["mem"] = (_memory_line, MEMORY_CURVE)
     result = {}
-    for name in PROBED_COSTS:
-        value, low, high = (measure[name](at[kind]) for kind in ("median", "q1", "q3"))
+    for name, (how, detail) in measure.items():
+        value, low, high = (how(at[kind]) for kind in ("median", "q1", "q3"))
         value, stderr = max(value, 0.0), abs(high - low) / IQR_SIGMA
         result[name] = CostEstimate(value=value, stderr=stderr, ci_low=max(value - Z95 * stderr, 0.0),
-                                    ci_high=value + Z95 * stderr, source="probe", detail=curve.name)
+                                    ci_high=value + Z95 * stderr, source="probe", detail=detail)
     return result
+
+
+def _memory_line(probes: ProbeCosts) -> float:
+    """Seconds a line from memory costs beyond the same line read from L1: the read curve (one
+    process) at its largest working set against its smallest, per line."""
+    curve = probes.memory_curve(MEMORY_CURVE, 1)
+    line = float(probes.machine.get("line_bytes", 64))
+    small, large = (float(probes.memory_rate(MEMORY_CURVE, 1, x)) for x in (curve.x[0], curve.x[-1]))
+    return line / large - line / small
 
 
 def _per_byte(probes: ProbeCosts, sizes, across: bool) -> float:
