@@ -237,7 +237,7 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
         return 0
     print(f"{model.program}: {', '.join(f'{k}={v:g}' for k, v in values.items())} P={procs} T={threads}")
     print(f"{'key':10s} {'total (all ranks)':>20s} {'slowest rank':>16s}")
-    for key in (*CHI_KEYS, "sent"):  # startup: messages on the critical path; sent: messages sent (not priced)
+    for key in (*CHI_KEYS, "mem", "sent"):  # startup: messages on the critical path; sent: sent (not priced)
         if key in counts["total"]:
             print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
     print(f"slowest rank: {counts['slowest_rank']}")

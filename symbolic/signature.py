@@ -39,6 +39,7 @@ from perfeq.symbolic.resolve import LOOP_SYMBOLS, Resolver, formal_arguments, lo
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
 
 LINE = 64  # bytes per cache line assumed when the signature is built (the machine's is used to price)
+NEST = "the next run of its nest"  # the reuse every reference has at the latest
 
 
 @dataclass
@@ -177,7 +178,7 @@ class ContextSignature:
                 found.append((f"all of {ref['array']}", size))
         nest = self._nest_footprint(block, chain)
         if nest is not None:
-            found.append(("the next run of its nest", nest))
+            found.append((NEST, nest))
         return [(what, self._in_model_symbols(value)) for what, value in found
                 if self._in_model_symbols(value) is not None]
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
+from perfeq.symbolic.signature import NEST
 from perfeq.symbolic.symbols import P, T
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from perfeq.symbolic.model import CostModel
 
 ROW = 10**6  # elements of a row whose length the model does not know (a pointer to rows): far apart
-NEST = "the next run of its nest"
 
 
 def moved_per_access(pattern: str, element: int, stride, line: float):
@@ -75,34 +75,44 @@ def last_level_share(machine: Machine) -> sp.Expr:
 
 
 def expression(model: CostModel, machine: Machine) -> sp.Expr:
-    """``mem`` of one rank as an expression in the parameters, P, T and rank."""
+    """``mem`` of one rank as an expression in the parameters, P, T and rank (for the equation as
+    printed; numbers come from :func:`memory_lines`, which evaluates each reference on its own)."""
     return sp.Add(*item_expressions(model, machine).values())
 
 
 def item_expressions(model: CostModel, machine: Machine) -> dict[int, sp.Expr]:
     """``mem`` of each block of the model that has references (model item index -> expression)."""
     share = last_level_share(machine)
-    line = machine.line_bytes
-    out = {}
+    out: dict[int, sp.Expr] = {}
+    for index, lines, reuse in _references(model, machine.line_bytes):
+        try:
+            term = lines if reuse is None else sp.Piecewise((0, reuse <= share), (lines, True))
+        except (TypeError, ValueError):  # a distance sympy cannot compare: from memory
+            term = lines
+        out[index] = out.get(index, sp.Integer(0)) + term
+    return out
+
+
+def _references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr | None]]:
+    """Per reference of every block: its item's index, its lines per rank if they all came from
+    memory, and its reuse distance (None: none known, or one sympy cannot compare)."""
+    out = []
     for index, item in enumerate(model.items):
         refs = item.signature.get("refs") if item.kind == "block" else None
         if not refs:
             continue
         accesses = item.signature["executions"] / (T if item.signature.get("parallel") else 1)
-        terms = []
         for ref in refs:
-            if ref.pattern == "strided" and ref.stride is not None:
+            if ref.pattern == "strided" and ref.stride is not None and not ref.stride.has(sp.nan):
                 moved = sp.Min(sp.Abs(ref.stride) * ref.element, line)
             else:
                 moved = sp.Integer(int(moved_per_access(ref.pattern, ref.element, np.nan, line)))
             lines = accesses * moved / line * (2 if ref.mode in ("write", "update") else 1)
             try:
                 reuse = distance(ref)
-                # a distance that evaluates to nan at some values compares false there: from memory
-                terms.append(lines if reuse is sp.oo else sp.Piecewise((0, reuse <= share), (lines, True)))
             except (TypeError, ValueError):  # a distance sympy cannot compare: no reuse known
-                terms.append(lines)
-        out[index] = sp.Add(*terms)
+                reuse = sp.oo
+            out.append((index, lines, None if reuse is sp.oo else reuse))
     return out
 
 
@@ -110,30 +120,50 @@ def memory_lines(machine: Machine, model: CostModel, values: dict[str, float], p
                  threads: int = 1) -> np.ndarray:
     """``mem`` of every rank of the model at these values on ``machine`` (lines)."""
     ranks = np.arange(procs)
-    return _evaluate(model, ("mem", *_machine_key(machine)), lambda: expression(model, machine),
-                     [float(values[name]) for name in model.parameters] + [procs, threads, ranks], ranks.shape)
+    by_item = _evaluate(machine, model, values, procs, threads, ranks)
+    return np.sum(list(by_item.values()), axis=0) if by_item else np.zeros(procs)
 
 
 def block_lines(machine: Machine, model: CostModel, values: dict[str, float], procs: int, threads: int,
                 rank: int) -> dict[int, float]:
     """``mem`` of each block with references on one rank (model item index -> lines)."""
-    key = ("mem items", *_machine_key(machine))
+    return {index: float(lines[0]) for index, lines in
+            _evaluate(machine, model, values, procs, threads, np.array([rank])).items()}
+
+
+def _evaluate(machine: Machine, model: CostModel, values: dict[str, float], procs: int, threads: int,
+              ranks: np.ndarray) -> dict[int, np.ndarray]:
+    """Lines from memory per block on ``ranks``: each reference's lines where its reuse distance,
+    evaluated there, exceeds the share of the last level (or is unknown: nan)."""
+    key = ("mem", machine.line_bytes)
     if key not in model._compiled:
-        model._compiled[key] = item_expressions(model, machine)
-    args = [float(values[name]) for name in model.parameters] + [procs, threads, np.array([rank])]
-    return {index: float(_evaluate(model, ("mem item", index, *_machine_key(machine)), lambda e=expr: e, args,
-                                   (1,))[0])
-            for index, expr in model._compiled[key].items()}
-
-
-def _machine_key(machine: Machine) -> tuple[int, int, int]:
-    return machine.l2_bytes, machine.line_bytes, machine.shared_by
-
-
-def _evaluate(model: CostModel, key: tuple, build, args: list, shape: tuple) -> np.ndarray:
-    """The expression ``build()`` lambdified once per model (cached under ``key``) at ``args``; nan -> 0."""
-    if key not in model._compiled:
-        model._compiled[key] = sp.lambdify(model.arguments, build(), modules="numpy")
+        refs = _references(model, machine.line_bytes)
+        model._compiled[key] = (refs, _lambdified(model, [e for _, lines, reuse in refs
+                                                          for e in (lines, sp.oo if reuse is None else reuse)]))
+    refs, functions = model._compiled[key]
+    args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
+    share = machine.l2_bytes / min(procs * threads, machine.shared_by)
+    out: dict[int, np.ndarray] = {}
     with np.errstate(all="ignore"):
-        result = np.asarray(model._compiled[key](*args), dtype=float)
-    return np.nan_to_num(np.broadcast_to(result, shape).copy(), nan=0.0)
+        for k, (index, _, _) in enumerate(refs):
+            lines, reuse = (np.broadcast_to(np.asarray(f(*args), dtype=float), ranks.shape)
+                            for f in functions[2 * k: 2 * k + 2])
+            lines = np.where(np.isfinite(lines), lines, 0.0)
+            counted = np.where(np.isnan(reuse) | (reuse > share), lines, 0.0)
+            out[index] = out.get(index, 0.0) + counted
+    return out
+
+
+def _lambdified(model: CostModel, exprs: list[sp.Expr]) -> list:
+    """Each expression as a numpy function of the model's arguments; one that cannot be printed or
+    names other symbols gives nan."""
+    unknown = lambda *args: np.nan  # noqa: E731
+    out = []
+    for expr in exprs:
+        value = known(expr) if expr is not sp.oo else expr
+        try:
+            out.append(unknown if value.free_symbols - set(model.arguments) else
+                       sp.lambdify(model.arguments, value, modules="numpy"))
+        except (KeyError, TypeError, ValueError, NameError):
+            out.append(unknown)
+    return out

@@ -177,7 +177,6 @@ class TimeEquation:
         self.priced = tuple(name for name in profile.names if name != INTERCEPT)
         model.require(*self.priced)
         self._nest_functions: list[dict] | None = None
-        self._traffic_functions: dict[int, object] = {}
 
     # ---- symbolic ---------------------------------------------------------------------------------
     @cached_property
@@ -191,13 +190,8 @@ class TimeEquation:
         chi = {key: sp.sympify(totals.get(key, 0)) for key in COSTS if key not in MISS_COSTS}
         for key in FOOTPRINT_KEYS:
             chi[key] = sp.Add(*(misses[key] for _, misses in self.nests))
-        chi["mem"] = sp.Add(*self.traffic.values())
+        chi["mem"] = traffic.expression(self.model, self.machine)  # printed; numbers: traffic.memory_lines
         return {key: chi[key] for key in COSTS}
-
-    @cached_property
-    def traffic(self) -> dict[int, sp.Expr]:
-        """Lines from memory of each block (model item index -> expression)."""
-        return traffic.item_expressions(self.model, self.machine)
 
     @cached_property
     def symbolic(self) -> sp.Expr:
@@ -248,6 +242,8 @@ class TimeEquation:
         _, rank = self.slowest(values, procs)
         ranks = np.array([rank])
         args = [float(values[name]) for name in self.model.parameters] + [procs, self.threads, ranks]
+        lines = traffic.block_lines(self.machine, self.model, dict(values), procs, self.threads, rank) \
+            if "mem" in self.priced else {}
         out: dict[str, float] = {}
         for index, item in enumerate(self.model.items):
             seconds = sum(
@@ -256,8 +252,8 @@ class TimeEquation:
                 for key in self.priced
                 if key in self.model.item_keys(item) and key not in MISS_COSTS
             )
-            if "mem" in self.priced and index in self.traffic:
-                seconds += self.betas["mem"] * self._lines(index, args)
+            if "mem" in self.priced and index in lines:
+                seconds += self.betas["mem"] * lines[index]
             label = f"{item.label} [{item.context}]"
             out[label] = out.get(label, 0.0) + seconds
         missed = [key for key in self.priced if key in FOOTPRINT_KEYS]
@@ -272,14 +268,6 @@ class TimeEquation:
         if INTERCEPT in self.betas:
             out[CONST_LABEL] = self.betas[INTERCEPT]
         return out
-
-    def _lines(self, index: int, args: list) -> float:
-        """Lines from memory of item ``index`` at ``args`` (one rank)."""
-        if index not in self._traffic_functions:
-            self._traffic_functions[index] = sp.lambdify(self.model.arguments, self.traffic[index], modules="numpy")
-        with np.errstate(all="ignore"):
-            value = np.asarray(self._traffic_functions[index](*args), dtype=float).ravel()[0]
-        return float(np.nan_to_num(value))
 
     def _nest_lambdas(self) -> list[dict]:
         if self._nest_functions is None:

@@ -49,6 +49,7 @@ STEP_UNITS = {
     "l1": (1e-9, "1 ns"),
     "l2": (1e-8, "10 ns"),
     "page": (1e-6, "1 us"),
+    "mem": (1e-9, "1 ns"),
     **{kind: (1e-9, "1 ns") for kind in SPLIT_COSTS},
 }
 RELATIVE_STEP = 0.01  # finite differences in a size parameter: central, step max(1, 1 % of its value)

@@ -28,11 +28,11 @@ import sympy as sp
 
 from perfeq.errors import UsageError
 from perfeq.fitting.convolution.probecosts import WORD, CacheLevel, ProbeCosts
+from perfeq.symbolic.signature import NEST
+from perfeq.symbolic.traffic import ROW, moved_per_access
 
 OVERLAPS = ("max", "sum")
 CACHE_RULES = ("layer", "footprint")
-ROW = 1e6  # elements of a row whose length the model does not know (a pointer to rows): far apart
-NEST = "the next run of its nest"
 
 
 @dataclass
@@ -228,14 +228,11 @@ class _UnitTimes:
     def access(self, pattern: str, mode: str, element: int, stride, working_set) -> tuple[np.ndarray, np.ndarray]:
         """(seconds per access, bytes moved per access) of one reference."""
         read = self.rate("read", working_set)
+        moved = np.broadcast_to(moved_per_access(pattern, element, stride, self.line), np.shape(read)).astype(float)
         if pattern == "indirect" or (pattern == "strided" and np.all(np.nan_to_num(stride, nan=np.inf) * element >= self.line)):
-            seconds, moved = WORD / self.rate("stride", working_set), np.full(np.shape(read), self.line)
-        elif pattern == "strided":
-            step = np.where(np.isfinite(stride), stride, self.line / element)
-            seconds = np.minimum(step * element, self.line) / read
-            moved = np.minimum(step * element, self.line)
-        else:  # unit, invariant, unknown
-            seconds, moved = element / read, np.full(np.shape(read), float(element))
+            seconds = WORD / self.rate("stride", working_set)  # a line per access: the stride curve's rate
+        else:  # unit, invariant, unknown, and strides within a line: the bytes moved at the read rate
+            seconds = moved / read
         if mode in ("write", "update"):  # a store moves its line in and out: update's 16 B per element
             seconds = seconds * 2.0 * read / self.rate("update", working_set)
             moved = moved * 2

@@ -38,12 +38,22 @@ __attribute__((noinline)) static double read_kernel(const double *a, size_t n, l
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
 }
 
+/* Unrolled by 8 like read_kernel: rolled, the loop's own instructions (about 1.7 cycles per element at
+ * -O2) were slower than memory, and the curve stayed flat from L1 to memory. */
 __attribute__((noinline)) static void update_kernel(double *a, size_t n, long passes, double scale)
 {
     for (long p = 0; p < passes; p++) {
         double s = (p & 1) ? 1.0 / scale : scale; /* the values stay near 1 over any number of passes */
-        for (size_t i = 0; i < n; i++)
-            a[i] = a[i] * s;
+        for (size_t i = 0; i < n; i += 8) {
+            a[i] *= s;
+            a[i + 1] *= s;
+            a[i + 2] *= s;
+            a[i + 3] *= s;
+            a[i + 4] *= s;
+            a[i + 5] *= s;
+            a[i + 6] *= s;
+            a[i + 7] *= s;
+        }
     }
 }
 

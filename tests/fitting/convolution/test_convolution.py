@@ -20,6 +20,7 @@ from perfeq.fitting.convolution.probecosts import ProbeCosts, is_probe_file
 from perfeq.instrument.descriptors import read_descriptors
 from perfeq.runtime.probes.curves import Curve
 from perfeq.runtime.probes.document import ProbeResults, load_probes, save_probes
+from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import build_model, load_model
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -297,3 +298,60 @@ def test_predict_places_ranks_with_nodes_or_ranks_per_node(models, across_probes
     assert one_line_error(capsys) == "perfeq: error: give --nodes or --ranks-per-node, not both"
     assert main([*base, "--nodes", "0"]) == 2
     assert "--nodes must be at least 1" in one_line_error(capsys)
+
+
+# ---- mem: the lines each reference moves from memory (symbolic/traffic.py) -------------------------
+def _caches(shared_by: int) -> Machine:
+    return Machine("test", L1, MIB, 64, 4096, 8 << 30, shared_by)
+
+
+@pytest.mark.parametrize(("n", "shared_by", "lines"), [
+    (10000, 1, 0.0),  # every nest fits the 1 MiB last level: no line from memory
+    (40000, 1, 0.0),  # the init nest (b, c: 640 KB) and the triad (a, b, c: 960 KB) still fit
+    (40000, 2, 2 * 40000),  # two ranks share it (512 KiB each): init and triad stream, the sum (a: 320 KB) fits
+    (100000, 1, 2 * 100000),  # init and triad beyond 1 MiB, the sum's 800 KB within
+    (100000, 2, 2.125 * 100000),  # and beyond 512 KiB the sum streams a too
+])
+def test_lines_from_memory_are_the_streams_whose_reuse_leaves_the_last_level(models, n, shared_by, lines):
+    """The triad program on P = 2, reps = 3: init writes b and c (2 x 2 x 8 / 64 lines per element:
+    stored lines are written back), each triad reads b, c and writes a (8/64 + 8/64 + 2 x 8/64), the
+    checksum reads a (8/64): 0.5 n + 3 x 0.5 n = 2 n lines when all but the sum leave the cache."""
+    triad, _ = models["triad"]
+    counts = triad.counts({"n": n, "reps": 3}, 2, 1, _caches(shared_by))
+    assert counts["per_rank"]["mem"] == pytest.approx([lines, lines], rel=1e-12, abs=1e-9)
+
+
+def test_the_stencil_reads_each_row_from_memory_once_where_the_footprint_rule_counts_every_access(models):
+    """strided.c's stencil at n = 2000 (32 MB per matrix, far beyond 1 MiB): of its four reads of m,
+    only the row ahead (m[(i+1)n+j]) comes from memory, the others reuse rows a few KB back; out is
+    written back.  Per point 8/64 + 2 x 8/64 lines; the footprint rule's l2 counts all five accesses."""
+    strided, _ = models["strided"]
+    caches = _caches(1)
+    index = next(i for i, item in enumerate(strided.items) if item.kind == "block" and item.function == "stencil"
+                 and any(r.array == "m" for r in item.signature.get("refs", [])))
+    blocks = strided.block_counts({"n": 2000, "reps": 2}, 2, 1, 0, caches)
+    label = f"{strided.items[index].label} [{strided.items[index].context}]"
+    points = 2 * 1998 * 1998  # reps x interior points
+    assert blocks[label]["mem"] == pytest.approx(points * 3 * 8 / 64, rel=1e-12)
+    column = next(i for i, item in enumerate(strided.items) if item.kind == "block"
+                  and item.function == "column_sums" and any(r.array == "m" for r in item.signature.get("refs", [])))
+    label = f"{strided.items[column].label} [{strided.items[column].context}]"
+    # the column walk: a whole line per access (stride n), reused one column later only when the n
+    # lines of a column fit: at n = 2000 they do (128 KB), at n = 20000 (1.3 MB) they do not
+    assert blocks[label]["mem"] == 0.0
+    far = strided.block_counts({"n": 20000, "reps": 2}, 2, 1, 0, caches)[label]
+    assert far["mem"] == pytest.approx(2 * 20000 * 20000, rel=1e-12)
+
+
+def test_the_time_equation_prices_mem_per_block_and_in_total(models, tmp_path):
+    """perfeq's time equation (fitting/analysis/pricing.py) with a profile that prices only mem: the
+    blocks' seconds add up to the total, which is mem x its cost."""
+    from perfeq.fitting.analysis.pricing import TimeEquation
+    from perfeq.fitting.regression.profile import manual_profile
+
+    triad, _ = models["triad"]
+    equation = TimeEquation(triad, manual_profile({"mem": 2e-9}), _caches(1))
+    values = {"n": 100000, "reps": 3}
+    assert equation.time(values, 2) == pytest.approx(2e-9 * 2 * 100000, rel=1e-12)
+    assert sum(equation.block_seconds(values, 2).values()) == pytest.approx(equation.time(values, 2), rel=1e-12)
+    assert "Piecewise" in str(equation.chi["mem"])

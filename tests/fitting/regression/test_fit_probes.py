@@ -161,3 +161,60 @@ def test_the_ping_pong_across_nodes_is_taken_when_the_file_has_it(tmp_path, caps
     notes = predict(profile, counts, procs=64, all_counts=counts).warnings
     assert any("ping-pong between two nodes" in note for note in notes)
     assert not any("of one node" in note for note in notes)
+
+
+# ---- mem: a line from memory, from the memory probe's read curve -------------------------------------
+READ_SIZES = (4096.0, 65536.0, 1 << 20, 1 << 27)
+READ_RATES = (80e9, 60e9, 40e9, 16e9)  # B/s: L1 .. memory
+
+
+def _read_curve() -> Curve:
+    samples = tuple((0.9 * r, r, 1.1 * r) for r in READ_RATES)
+    return Curve("read", 1, READ_SIZES, samples, tuple(1 for _ in READ_SIZES))
+
+
+def test_a_line_from_memory_is_priced_beyond_the_same_line_from_l1(tmp_path):
+    path = _probe_file(tmp_path / "probes.json", _pingpong("pingpong_intra", LATENCY, PER_BYTE), _read_curve())
+    mem = probed_costs(ProbeCosts.load(path))["mem"]
+    assert mem.source == "probe" and mem.detail == "read"
+    assert_allclose(mem.value, 64 / 16e9 - 64 / 80e9, rtol=1e-9)  # 3.2 ns: the line at 16 GB/s less at 80
+    # the quartiles of the rates (0.95 and 1.05 times the median) give the spread of the difference
+    low, high = (64 / (f * 16e9) - 64 / (f * 80e9) for f in (1.05, 0.95))
+    assert_allclose(mem.stderr, (high - low) / IQR_SIGMA, rtol=1e-9)
+
+
+def _runs_with_lines(count: int, seed: int, line_seconds: float) -> list[Run]:
+    """Synthetic runs whose times hold ``line_seconds`` per line from memory (lines: 0 for half the
+    runs, as in-cache calibration runs have, up to 1e8 for the rest)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for k, run in enumerate(synthetic_runs(count, rng)):
+        lines = 0.0 if k % 2 else float(rng.uniform(1e6, 1e8))
+        out.append(Run(run.app, run.params, run.procs, run.time_s + lines * line_seconds,
+                       {**run.counts, "mem": lines}, rep=run.rep))
+    return out
+
+
+def test_fit_with_probes_holds_mem_and_fits_the_rest_beside_it(tmp_path, capsys):
+    path = _probe_file(tmp_path / "probes.json", _pingpong("pingpong_intra", LATENCY, PER_BYTE), _read_curve())
+    true_line = 64 / 16e9 - 64 / 80e9
+    runs_csv, out = tmp_path / "runs.csv", tmp_path / "machine.json"
+    write_runs(runs_csv, _runs_with_lines(40, 14, true_line))
+    assert main(["fit", str(runs_csv), "--costs", "ops", "--probes", str(path), "-o", str(out)]) == 0
+    assert "mem from the probes in" in capsys.readouterr().out
+    profile = load_profile(out)
+    assert profile.cost_source("mem") == "probe" and profile.costs["mem"].detail == "read"
+    ops = profile.costs["ops"]
+    assert ops.ci_low <= TRUE_COSTS["ops"] <= ops.ci_high  # the lines' seconds did not leak into ops
+    with_lines = predict(profile, {"ops": 1e9, "startup": 0, "bytes": 0, "mem": 1e8})
+    without = predict(profile, {"ops": 1e9, "startup": 0, "bytes": 0, "mem": 0})
+    assert_allclose(with_lines.time_s - without.time_s, 1e8 * true_line, rtol=1e-9)
+
+
+def test_runs_without_a_mem_column_do_not_take_it_from_the_probes(tmp_path, capsys):
+    path = _probe_file(tmp_path / "probes.json", _pingpong("pingpong_intra", LATENCY, PER_BYTE), _read_curve())
+    runs_csv, out = tmp_path / "runs.csv", tmp_path / "machine.json"
+    write_runs(runs_csv, synthetic_runs(30, np.random.default_rng(15)))
+    assert main(["fit", str(runs_csv), "--costs", "ops", "--probes", str(path), "-o", str(out)]) == 0
+    assert "mem not taken from the probes: the runs have no 'mem' column" in capsys.readouterr().out
+    assert "mem" not in load_profile(out).costs
