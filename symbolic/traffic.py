@@ -17,8 +17,10 @@ unlike the footprint rule's ``l2`` (every access of a nest larger than the cache
 stencil sweeping a large grid row by row counts its streams once and Gaussian elimination its whole
 remaining matrix per step.
 
-The expression (a Piecewise per reference) is what the time equation, the sensitivities and the
-plots use; :func:`memory_lines` evaluates it per rank.
+:func:`expression` writes the count as sympy (a Piecewise per reference) for the time equation as
+printed; :func:`memory_lines` and :func:`block_lines` evaluate it reference by reference with numpy
+(one function per distance and per line count, lambdified once per model), which keeps a distance
+that cannot be evaluated at some point (nan: from memory there) from spoiling the others.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
-from perfeq.symbolic.signature import NEST
 from perfeq.symbolic.symbols import P, T
 
 if TYPE_CHECKING:
@@ -57,16 +58,14 @@ def known(value: sp.Expr) -> sp.Expr:
     return value.xreplace({sp.zoo: sp.oo})
 
 
-def distance(ref, rule: str = "layer") -> sp.Expr:
-    """The reuse distance of a reference: the smallest candidate (``rule="footprint"``: its nest's
-    footprint, the paper's rule, where it has one); infinite (oo) when none is known."""
-    candidates = [(what, known(value)) for what, value in ref.reuse]
-    candidates = [(what, value) for what, value in candidates if not value.has(sp.nan)]  # unknown: not a reuse
-    if rule == "footprint":
-        candidates = [c for c in candidates if c[0] == NEST] or candidates
+def distance(ref) -> sp.Expr:
+    """The reuse distance of a reference: the smallest of its candidates (the layer conditions, and
+    at the latest the next run of its nest); infinite (oo) when none is known."""
+    candidates = [known(value) for _, value in ref.reuse]
+    candidates = [value for value in candidates if not value.has(sp.nan)]  # unknown: not a reuse
     if not candidates:
         return sp.oo
-    return sp.Min(*(value for _, value in candidates)) if len(candidates) > 1 else candidates[0][1]
+    return sp.Min(*candidates) if len(candidates) > 1 else candidates[0]
 
 
 def last_level_share(machine: Machine) -> sp.Expr:
