@@ -15,7 +15,11 @@ rest (``fit.fit_machine(fixed=...)``).
   one process at its largest working set (beyond the last-level cache) against its smallest:
   line / rate(largest) - line / rate(smallest).  Calibration runs whose working sets stay in the
   caches (the catalog's sizes) count no such lines and cannot price them; the fitted loads and stores
-  price the in-cache part of the same accesses, so the probe gives only the excess.
+  price the in-cache part of the same accesses, so the probe gives only the excess.  Kernels pay
+  differently for the same lines (one stream or several, loads overlapping memory or not): the
+  ``update`` curve's price per line moved (a line in or out per 64 of its bytes) differs from the
+  read curve's, and half that difference joins the standard error in quadrature, so that a
+  prediction whose time is mostly memory traffic carries how far another kernel's price would move it.
 
 The message costs from the ping-pong across two nodes when the file has it (``perfeq probe --across-launcher``:
 what messages cost at the process counts one predicts for, beyond a node), else from the one within a
@@ -29,6 +33,7 @@ interval is the median +- 1.96 of them (95 %, whatever level the fit uses).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from perfeq.errors import UsageError
@@ -40,6 +45,7 @@ IQR_SIGMA = 1.349  # interquartile range of a normal distribution, in standard d
 Z95 = 1.96  # the 95 % interval of a probed cost: its median +- 1.96 standard errors (normal)
 PROBED_COSTS = ("startup", "bytes", "mem")  # the costs perfeq fit --probes takes from a probe file
 MEMORY_CURVE = "read"  # the memory probe's curve that prices a line from memory
+KERNEL_CURVE = "update"  # a second kernel's price per line: half the two's difference joins mem's stderr
 PINGPONGS = {"pingpong_intra": "ping-pong within a node", "pingpong_inter": "ping-pong across two nodes"}
 
 
@@ -75,24 +81,31 @@ def probed_costs(probes: ProbeCosts) -> dict[str, CostEstimate]:
     at = {kind: probes.at(kind) for kind in ("median", "q1", "q3")}
     measure = {"startup": (lambda p: p.message(float(curve.x[0]), across)[0], curve.name),
                "bytes": (lambda p: _per_byte(p, curve.x, across), curve.name)}
-    read = probes.results.curve(MEMORY_CURVE)
-    if read is not None and len(read.x) >= 2:
+    if _has_curve(probes, MEMORY_CURVE):
         measure["mem"] = (_memory_line, MEMORY_CURVE)
     result = {}
     for name, (how, detail) in measure.items():
         value, low, high = (how(at[kind]) for kind in ("median", "q1", "q3"))
         value, stderr = max(value, 0.0), abs(high - low) / IQR_SIGMA
+        if name == "mem" and _has_curve(probes, KERNEL_CURVE):  # what the kernel pays: its own uncertainty
+            stderr = math.hypot(stderr, abs(value - _memory_line(at["median"], KERNEL_CURVE)) / 2)
         result[name] = CostEstimate(value=value, stderr=stderr, ci_low=max(value - Z95 * stderr, 0.0),
                                     ci_high=value + Z95 * stderr, source="probe", detail=detail)
     return result
 
 
-def _memory_line(probes: ProbeCosts) -> float:
-    """Seconds a line from memory costs beyond the same line read from L1: the read curve (one
-    process) at its largest working set against its smallest, per line."""
-    curve = probes.memory_curve(MEMORY_CURVE, 1)
+def _has_curve(probes: ProbeCosts, name: str) -> bool:
+    found = probes.results.curve(name)
+    return found is not None and len(found.x) >= 2
+
+
+def _memory_line(probes: ProbeCosts, curve_name: str = MEMORY_CURVE) -> float:
+    """Seconds a line from memory costs beyond the same line from L1, by one memory curve (one
+    process) at its largest working set against its smallest: a line of the curve's bytes per line
+    moved (``read``: a line read; ``update``: a line read or written back, half an element's 16 B)."""
+    curve = probes.memory_curve(curve_name, 1)
     line = float(probes.machine.get("line_bytes", 64))
-    small, large = (float(probes.memory_rate(MEMORY_CURVE, 1, x)) for x in (curve.x[0], curve.x[-1]))
+    small, large = (float(probes.memory_rate(curve_name, 1, x)) for x in (curve.x[0], curve.x[-1]))
     return line / large - line / small
 
 

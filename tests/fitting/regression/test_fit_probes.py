@@ -218,3 +218,20 @@ def test_runs_without_a_mem_column_do_not_take_it_from_the_probes(tmp_path, caps
     assert main(["fit", str(runs_csv), "--costs", "ops", "--probes", str(path), "-o", str(out)]) == 0
     assert "mem not taken from the probes: the runs have no 'mem' column" in capsys.readouterr().out
     assert "mem" not in load_profile(out).costs
+
+
+def test_a_second_kernels_price_per_line_widens_mems_standard_error(tmp_path):
+    """With the update curve too (118 -> 50 GB/s: 0.74 ns a line beyond L1, where read says 3.2 ns),
+    half the difference joins the read curve's spread in quadrature: a prediction made mostly of
+    lines from memory carries how much another kernel's price would move it."""
+    rates = (118e9, 100e9, 80e9, 50e9)
+    update = Curve("update", 1, READ_SIZES, tuple((0.9 * r, r, 1.1 * r) for r in rates), tuple(1 for _ in rates))
+    path = _probe_file(tmp_path / "probes.json", _pingpong("pingpong_intra", LATENCY, PER_BYTE), _read_curve(),
+                       update)
+    mem = probed_costs(ProbeCosts.load(path))["mem"]
+    read_price, update_price = 64 / 16e9 - 64 / 80e9, 64 / 50e9 - 64 / 118e9
+    assert_allclose(mem.value, read_price, rtol=1e-9)  # the price is still the read curve's
+    low, high = (64 / (f * 16e9) - 64 / (f * 80e9) for f in (1.05, 0.95))
+    expected = np.hypot((high - low) / IQR_SIGMA, (read_price - update_price) / 2)
+    assert_allclose(mem.stderr, expected, rtol=1e-9)
+    assert mem.ci_low == pytest.approx(max(read_price - 1.96 * expected, 0.0))
