@@ -94,7 +94,15 @@ def item_expressions(model: CostModel, machine: Machine) -> dict[int, sp.Expr]:
 
 def _references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr | None]]:
     """Per reference of every block: its item's index, its lines per rank if they all came from
-    memory, and its reuse distance (None: none known, or one sympy cannot compare)."""
+    memory, and its reuse distance (None: none known, or one sympy cannot compare); built once per
+    model and line size."""
+    key = ("mem refs", line)
+    if key not in model._compiled:
+        model._compiled[key] = _build_references(model, line)
+    return model._compiled[key]
+
+
+def _build_references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr | None]]:
     out = []
     for index, item in enumerate(model.items):
         refs = item.signature.get("refs") if item.kind == "block" else None
@@ -141,7 +149,7 @@ def _evaluate(machine: Machine, model: CostModel, values: dict[str, float], proc
                                                           for e in (lines, sp.oo if reuse is None else reuse)]))
     refs, functions = model._compiled[key]
     args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
-    share = machine.l2_bytes / min(procs * threads, machine.shared_by)
+    share = machine.l2_bytes / min(procs * threads, machine.shared_by)  # last_level_share, as a number
     out: dict[int, np.ndarray] = {}
     with np.errstate(all="ignore"):
         for k, (index, _, _) in enumerate(refs):
