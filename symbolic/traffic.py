@@ -51,11 +51,15 @@ def moved_per_access(pattern: str, element: int, stride, line: float):
     return np.full(np.shape(stride), float(element)) if np.ndim(stride) else float(element)
 
 
+def rows_apart(value: sp.Expr) -> sp.Expr:
+    """``value`` with the rows of unknown length (``row_*`` symbols, signature.py) ROW elements long."""
+    rows = {s: ROW for s in value.free_symbols if s.name.startswith("row_")}
+    return value.xreplace(rows) if rows else value
+
+
 def known(value: sp.Expr) -> sp.Expr:
     """A reuse distance made evaluable: rows of unknown length far apart, a complex infinity none."""
-    rows = {s: ROW for s in value.free_symbols if s.name.startswith("row_")}
-    value = value.xreplace(rows) if rows else value
-    return value.xreplace({sp.zoo: sp.oo})
+    return rows_apart(value).xreplace({sp.zoo: sp.oo})
 
 
 def distance(ref) -> sp.Expr:
@@ -85,16 +89,16 @@ def item_expressions(model: CostModel, machine: Machine) -> dict[int, sp.Expr]:
     out: dict[int, sp.Expr] = {}
     for index, lines, reuse in _references(model, machine.line_bytes):
         try:
-            term = lines if reuse is None else sp.Piecewise((0, reuse <= share), (lines, True))
+            term = lines if reuse is sp.oo else sp.Piecewise((0, reuse <= share), (lines, True))
         except (TypeError, ValueError):  # a distance sympy cannot compare: from memory
             term = lines
         out[index] = out.get(index, sp.Integer(0)) + term
     return out
 
 
-def _references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr | None]]:
+def _references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr]]:
     """Per reference of every block: its item's index, its lines per rank if they all came from
-    memory, and its reuse distance (None: none known, or one sympy cannot compare); built once per
+    memory, and its reuse distance (oo: none known, or one sympy cannot compare); built once per
     model and line size."""
     key = ("mem refs", line)
     if key not in model._compiled:
@@ -102,7 +106,7 @@ def _references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr
     return model._compiled[key]
 
 
-def _build_references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr | None]]:
+def _build_references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, sp.Expr]]:
     out = []
     for index, item in enumerate(model.items):
         refs = item.signature.get("refs") if item.kind == "block" else None
@@ -119,7 +123,7 @@ def _build_references(model: CostModel, line: int) -> list[tuple[int, sp.Expr, s
                 reuse = distance(ref)
             except (TypeError, ValueError):  # a distance sympy cannot compare: no reuse known
                 reuse = sp.oo
-            out.append((index, lines, None if reuse is sp.oo else reuse))
+            out.append((index, lines, reuse))
     return out
 
 
@@ -145,8 +149,7 @@ def _evaluate(machine: Machine, model: CostModel, values: dict[str, float], proc
     key = ("mem", machine.line_bytes)
     if key not in model._compiled:
         refs = _references(model, machine.line_bytes)
-        model._compiled[key] = (refs, _lambdified(model, [e for _, lines, reuse in refs
-                                                          for e in (lines, sp.oo if reuse is None else reuse)]))
+        model._compiled[key] = (refs, _lambdified(model, [e for _, lines, reuse in refs for e in (lines, reuse)]))
     refs, functions = model._compiled[key]
     args = [float(values[name]) for name in model.parameters] + [procs, threads, ranks]
     share = machine.l2_bytes / min(procs * threads, machine.shared_by)  # last_level_share, as a number
@@ -167,7 +170,7 @@ def _lambdified(model: CostModel, exprs: list[sp.Expr]) -> list:
     unknown = lambda *args: np.nan  # noqa: E731
     out = []
     for expr in exprs:
-        value = known(expr) if expr is not sp.oo else expr
+        value = known(expr)
         try:
             out.append(unknown if value.free_symbols - set(model.arguments) else
                        sp.lambdify(model.arguments, value, modules="numpy"))

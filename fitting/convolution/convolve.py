@@ -29,7 +29,7 @@ import sympy as sp
 from perfeq.errors import UsageError
 from perfeq.fitting.convolution.probecosts import WORD, CacheLevel, ProbeCosts
 from perfeq.symbolic.signature import NEST
-from perfeq.symbolic.traffic import ROW, moved_per_access
+from perfeq.symbolic.traffic import moved_per_access, rows_apart
 
 OVERLAPS = ("max", "sum")
 CACHE_RULES = ("layer", "footprint")
@@ -87,9 +87,7 @@ class _Evaluator:
 
     def __call__(self, expr: sp.Expr) -> np.ndarray:
         if expr not in self._cache:
-            rows = {s: ROW for s in expr.free_symbols if s.name.startswith("row_")}
-            value = expr.xreplace(rows) if rows else expr
-            value = value.xreplace({sp.zoo: sp.nan, sp.oo: sp.nan})
+            value = rows_apart(expr).xreplace({sp.zoo: sp.nan, sp.oo: sp.nan})
             try:
                 self._cache[expr] = None if value.free_symbols - set(self.model.arguments) else \
                     sp.lambdify(self.model.arguments, value, modules="numpy")
