@@ -137,8 +137,9 @@ def _run_main(tmp_path: Path, name: str, declarations: str, body: list[str], sta
 
 
 def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
-    """PERFEQ_BRANCH's branch-free predictor counts what the plain definition counts, on outcomes
-    at random, alternating, in long runs and with a period of 3, and returns the condition."""
+    """PERFEQ_BRANCH's predictor counts what the plain definition counts, on outcomes at random,
+    alternating, in long runs and with a period of 3, and returns the condition; skipping the update
+    in a steady state leaves every slot as the full update (perfeq__branch_update) does."""
     import random
 
     rng = random.Random(7)
@@ -152,12 +153,18 @@ def test_branch_predictor_hook_matches_its_definition(tmp_path: Path) -> None:
     body = []
     for name, outcomes in sequences.items():
         body += [f"    {{ static const char o[] = \"{''.join(map(str, outcomes))}\";",
-                 "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0};",
-                 "      for (i = 0; o[i]; i++) back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
+                 "      perfeq_count_t s[PERFEQ_BRANCH_SLOTS] = {0}, u[PERFEQ_BRANCH_SLOTS] = {0};",
+                 "      for (i = 0; o[i]; i++) {",
+                 "          back += perfeq__branch(s, o[i] == '1') != (o[i] == '1');",
+                 "          perfeq__branch_update(u, o[i] == '1');",
+                 "          for (k = 0; k < PERFEQ_BRANCH_SLOTS; k++) differ += s[k] != u[k];",
+                 "      }",
                  f"      printf(\"{name} %llu\\n\", s[0]); }}"]
-    body += ["    printf(\"slots %d\\n\", PERFEQ_BRANCH_SLOTS);", "    return back;"]
-    counted = _run_main(tmp_path, "predict", "int i, back = 0", body)  # status 0: the hook returns the condition
+    body += ["    printf(\"slots %d\\n\", PERFEQ_BRANCH_SLOTS);", "    printf(\"differ %d\\n\", differ);",
+             "    return back;"]
+    counted = _run_main(tmp_path, "predict", "int i, k, back = 0, differ = 0", body)  # status 0: the hook returns the condition
     assert counted.pop("slots") == BRANCH_SLOTS  # the instrumenter reserves as many as the header uses
+    assert counted.pop("differ") == 0
     expected = {name: local_history_misses(outcomes) for name, outcomes in sequences.items()}
     assert counted == expected
     assert 1600 < counted["random"] < 2400 and counted["alternating"] < 10 and counted["period3"] < 10
