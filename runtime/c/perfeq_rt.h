@@ -87,6 +87,12 @@ typedef struct perfeq_unit {
     int registered;               /* runtime use */
 } perfeq_unit_t;
 
+/* The first member of every context, the only one instrumented code reads (the rest is the
+ * library's): its counter array, so that a function's entry costs one library call. */
+typedef struct perfeq_ctx_head {
+    perfeq_count_t *counts;
+} perfeq_ctx_head_t;
+
 /* Statistics of one value slot in one context. */
 typedef struct perfeq_value_stat {
     perfeq_count_t n;
@@ -152,7 +158,7 @@ void perfeq_finish(void);
 #define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
     perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq_leave_guard))) =                       \
         perfeq_enter(&(unit), (func));                                                           \
-    perfeq_count_t *perfeq__c __attribute__((unused)) = perfeq_counts(perfeq__x);
+    perfeq_count_t *perfeq__c __attribute__((unused)) = ((perfeq_ctx_head_t *)perfeq__x)->counts;
 #else
 #error "perfeq: the instrumented source needs a compiler with __attribute__((cleanup)) (GCC, Clang, Intel, NVHPC)"
 #endif
