@@ -46,7 +46,6 @@ extern const int perfeq__mpi_linked __attribute__((weak));
 #define PERFEQ__TRACE_VERSION 2
 #define PERFEQ__TIME_BINS 48 /* bin k: [2^k, 2^(k+1)) ns (bin 0 also 0 ns); the last is open */
 #define PERFEQ__DEFAULT_TRACE "perfeq.%r.trace"
-#define PERFEQ__PENDING_CALLS 16
 #ifndef PERFEQ__HIT_SLOTS /* a power of two; tests build with 1, where every lookup collides */
 #define PERFEQ__HIT_SLOTS 256
 #endif
@@ -109,21 +108,11 @@ struct perfeq_ctx {
     perfeq_ctx_t *next;        /* all contexts, in creation order */
 };
 
-typedef struct perfeq__call {
-    perfeq_unit_t *unit;
-    int site;
-    const char *callee;
-    int depth;
-} perfeq__call_t;
-
 typedef struct perfeq__thread {
+    perfeq_calls_t hot;        /* first: perfeq_calls_self points here (the inline hooks' part) */
     int id;
-    int depth, capacity;
-    perfeq_ctx_t **stack;
     perfeq_ctx_t root;         /* pseudo context: this thread's roots are its children */
     perfeq_ctx_t *shadows;     /* pseudo contexts standing for other threads' region bases */
-    perfeq__call_t calls[PERFEQ__PENDING_CALLS];
-    int ncalls;
     perfeq_ctx_t *mpi_ctx;     /* announced MPI call site */
     int mpi_site, mpi_pending;
     unsigned long long sync_since; /* when this thread's last synchronising MPI call returned (ns; 0: none) */
@@ -141,7 +130,17 @@ typedef struct perfeq__param {
 
 static volatile int perfeq__state = PERFEQ__UNINIT;
 static volatile int perfeq__lock_word;
-static PERFEQ__TLS perfeq__thread_t *perfeq__self;
+PERFEQ__TLS perfeq_calls_t *perfeq_calls_self;
+volatile int perfeq_recording;
+
+/* Every change of state goes through here: the inline hooks read perfeq_recording. */
+static void perfeq__set_state(int state)
+{
+    perfeq__state = state;
+    perfeq_recording = state == PERFEQ__RECORDING;
+}
+/* this thread's state: perfeq_calls_self is its first member */
+#define perfeq__self ((perfeq__thread_t *)perfeq_calls_self)
 
 static struct {
     char trace_template[4096];
@@ -202,6 +201,7 @@ static void perfeq__stop(const char *fmt, ...)
     va_list ap;
     if (!__sync_bool_compare_and_swap(&perfeq__state, PERFEQ__RECORDING, PERFEQ__STOPPED))
         return;
+    perfeq_recording = 0;
     va_start(ap, fmt);
     vsnprintf(perfeq__g.stop_reason, sizeof perfeq__g.stop_reason, fmt, ap);
     va_end(ap);
@@ -315,13 +315,13 @@ static perfeq__thread_t *perfeq__thread(void)
         return t;
     t = (perfeq__thread_t *)calloc(1, sizeof *t);
     if (t)
-        t->stack = (perfeq_ctx_t **)malloc(64 * sizeof *t->stack);
-    if (!t || !t->stack) {
+        t->hot.stack = (perfeq_ctx_t **)malloc(64 * sizeof *t->hot.stack);
+    if (!t || !t->hot.stack) {
         free(t);
         perfeq__stop("out of memory for a thread's state");
         return NULL;
     }
-    t->capacity = 64;
+    t->hot.capacity = 64;
     t->root.real = NULL;
     t->root.site = -1;
     perfeq__lock();
@@ -330,7 +330,7 @@ static perfeq__thread_t *perfeq__thread(void)
     perfeq__g.threads = t;
     perfeq__unlock();
     t->root.thread = t->id;
-    perfeq__self = t;
+    perfeq_calls_self = &t->hot;
     return t;
 }
 
@@ -358,8 +358,8 @@ static perfeq_ctx_t *perfeq__shadow(perfeq__thread_t *t, perfeq_ctx_t *base)
 static perfeq_ctx_t *perfeq__tree_parent(perfeq__thread_t *t)
 {
     perfeq_ctx_t *base;
-    if (t->depth > 0)
-        return t->stack[t->depth - 1];
+    if (t->hot.depth > 0)
+        return t->hot.stack[t->hot.depth - 1];
     base = perfeq__g.region_base;
     if (base && base->thread != t->id)
         return perfeq__shadow(t, base);
@@ -369,8 +369,8 @@ static perfeq_ctx_t *perfeq__tree_parent(perfeq__thread_t *t)
 /* Forget call announcements made in frames that are gone. */
 static void perfeq__drop_stale_calls(perfeq__thread_t *t)
 {
-    while (t->ncalls > 0 && t->calls[t->ncalls - 1].depth > t->depth)
-        t->ncalls--;
+    while (t->hot.ncalls > 0 && t->hot.calls[t->hot.ncalls - 1].depth > t->hot.depth)
+        t->hot.ncalls--;
 }
 
 /* The call site announced for `name` in the current frame (exact name first, then a call through
@@ -382,16 +382,16 @@ static void perfeq__take_call(perfeq__thread_t *t, const char *name, perfeq_unit
 {
     int i, found = -1;
     perfeq__drop_stale_calls(t);
-    for (i = t->ncalls - 1; i >= 0 && t->calls[i].depth == t->depth; i--) {
-        const char *callee = t->calls[i].callee;
+    for (i = t->hot.ncalls - 1; i >= 0 && t->hot.calls[i].depth == t->hot.depth; i--) {
+        const char *callee = t->hot.calls[i].callee;
         if (callee && (callee == name || (callee[0] == name[0] && strcmp(callee, name) == 0))) {
             found = i;
             break;
         }
     }
     if (found < 0)
-        for (i = t->ncalls - 1; i >= 0 && t->calls[i].depth == t->depth; i--)
-            if (!t->calls[i].callee) {
+        for (i = t->hot.ncalls - 1; i >= 0 && t->hot.calls[i].depth == t->hot.depth; i--)
+            if (!t->hot.calls[i].callee) {
                 found = i;
                 break;
             }
@@ -399,9 +399,9 @@ static void perfeq__take_call(perfeq__thread_t *t, const char *name, perfeq_unit
     *site = -1;
     if (found < 0)
         return;
-    *unit = t->calls[found].unit;
-    *site = t->calls[found].site;
-    t->ncalls = found;
+    *unit = t->hot.calls[found].unit;
+    *site = t->hot.calls[found].site;
+    t->hot.ncalls = found;
 }
 
 /* ---- units -------------------------------------------------------------------------------- */
@@ -625,15 +625,15 @@ static perfeq_ctx_t *perfeq__child(perfeq__thread_t *t, perfeq_ctx_t *node, perf
  * one iteration from overlapping the next: XSBench's lookups took 3x the plain run). */
 static perfeq_ctx_t *perfeq__enter_again(perfeq__thread_t *t, perfeq_unit_t *unit, int func)
 {
-    const perfeq__call_t *call;
+    const perfeq_call_note_t *call;
     perfeq_ctx_t *node, *c;
 
-    if (t->ncalls == 0 || t->depth == 0 || t->depth == t->capacity)
+    if (t->hot.ncalls == 0 || t->hot.depth == 0 || t->hot.depth == t->hot.capacity)
         return NULL;
-    call = &t->calls[t->ncalls - 1];
-    if (call->depth != t->depth || call->callee != unit->funcs[func].name)
+    call = &t->hot.calls[t->hot.ncalls - 1];
+    if (call->depth != t->hot.depth || call->callee != unit->funcs[func].name)
         return NULL;
-    node = t->stack[t->depth - 1];
+    node = t->hot.stack[t->hot.depth - 1];
     c = node->last_hit;
     if (!c || !perfeq__same_ctx(c, unit, func, call->unit, call->site)) {
         c = *perfeq__hit_slot(t, node, unit, func, call->unit, call->site);
@@ -641,10 +641,10 @@ static perfeq_ctx_t *perfeq__enter_again(perfeq__thread_t *t, perfeq_unit_t *uni
             return NULL;
         node->last_hit = c;
     }
-    t->ncalls--;
+    t->hot.ncalls--;
     if (c->alias)
         c = c->real;
-    t->stack[t->depth++] = c;
+    t->hot.stack[t->hot.depth++] = c;
     c->calls++;
     return c;
 }
@@ -686,16 +686,16 @@ static perfeq_ctx_t *perfeq__enter_slow(perfeq_unit_t *unit, int func)
         goto scratch;
     if (c->alias)
         c = c->real;
-    if (t->depth == t->capacity) {
-        perfeq_ctx_t **bigger = (perfeq_ctx_t **)realloc(t->stack, 2 * (size_t)t->capacity * sizeof *bigger);
+    if (t->hot.depth == t->hot.capacity) {
+        perfeq_ctx_t **bigger = (perfeq_ctx_t **)realloc(t->hot.stack, 2 * (size_t)t->hot.capacity * sizeof *bigger);
         if (!bigger) {
-            perfeq__stop("out of memory for the call stack (depth %d)", t->depth);
+            perfeq__stop("out of memory for the call stack (depth %d)", t->hot.depth);
             goto scratch;
         }
-        t->stack = bigger;
-        t->capacity *= 2;
+        t->hot.stack = bigger;
+        t->hot.capacity *= 2;
     }
-    t->stack[t->depth++] = c;
+    t->hot.stack[t->hot.depth++] = c;
     c->calls++;
     return c;
 scratch:
@@ -709,14 +709,14 @@ void perfeq_leave(perfeq_ctx_t *ctx)
     if (!ctx || !ctx->unit || perfeq__state != PERFEQ__RECORDING)
         return;
     t = perfeq__self;
-    if (!t || t->depth == 0 || t->stack[t->depth - 1] != ctx) {
+    if (!t || t->hot.depth == 0 || t->hot.stack[t->hot.depth - 1] != ctx) {
         perfeq__stop("misnested hooks: leaving %s while %s is the innermost open function "
                      "(longjmp, or a hook missing its cleanup?)",
                      perfeq__func_name(ctx),
-                     (t && t->depth) ? perfeq__func_name(t->stack[t->depth - 1]) : "no function");
+                     (t && t->hot.depth) ? perfeq__func_name(t->hot.stack[t->hot.depth - 1]) : "no function");
         return;
     }
-    t->depth--;
+    t->hot.depth--;
     perfeq__drop_stale_calls(t);
 }
 
@@ -724,9 +724,9 @@ void perfeq_leave_guard(perfeq_ctx_t **ctx)
 {
     perfeq__thread_t *t = perfeq__self;
     /* the common case first: leaving the innermost open context, no announcement pending */
-    if (ctx && t && perfeq__state == PERFEQ__RECORDING && t->depth > 0 && t->stack[t->depth - 1] == *ctx
-        && (t->ncalls == 0 || t->calls[t->ncalls - 1].depth < t->depth)) {
-        t->depth--;
+    if (ctx && t && perfeq__state == PERFEQ__RECORDING && t->hot.depth > 0 && t->hot.stack[t->hot.depth - 1] == *ctx
+        && (t->hot.ncalls == 0 || t->hot.calls[t->hot.ncalls - 1].depth < t->hot.depth)) {
+        t->hot.depth--;
         return;
     }
     if (ctx)
@@ -789,13 +789,13 @@ void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee)
     perfeq__thread_t *t = perfeq__self;
     /* the common case first: no announcement of this frame or a deeper (gone) one is pending, so
      * there is nothing to drop or replace */
-    if (t && perfeq__state == PERFEQ__RECORDING && t->ncalls < PERFEQ__PENDING_CALLS
-        && (t->ncalls == 0 || t->calls[t->ncalls - 1].depth < t->depth)) {
-        perfeq__call_t *call = &t->calls[t->ncalls++];
+    if (t && perfeq__state == PERFEQ__RECORDING && t->hot.ncalls < PERFEQ_PENDING_CALLS
+        && (t->hot.ncalls == 0 || t->hot.calls[t->hot.ncalls - 1].depth < t->hot.depth)) {
+        perfeq_call_note_t *call = &t->hot.calls[t->hot.ncalls++];
         call->unit = unit;
         call->site = site;
         call->callee = callee;
-        call->depth = t->depth;
+        call->depth = t->hot.depth;
         return;
     }
     perfeq__call_site_slow(unit, site, callee);
@@ -808,21 +808,21 @@ static void perfeq__call_site_slow(perfeq_unit_t *unit, int site, const char *ca
     if (!perfeq__recording() || !(t = perfeq__thread()))
         return;
     perfeq__drop_stale_calls(t);
-    for (i = t->ncalls - 1; i >= 0 && t->calls[i].depth == t->depth; i--)
-        if (t->calls[i].site == site && t->calls[i].unit == unit) {
+    for (i = t->hot.ncalls - 1; i >= 0 && t->hot.calls[i].depth == t->hot.depth; i--)
+        if (t->hot.calls[i].site == site && t->hot.calls[i].unit == unit) {
             /* the same call again: the earlier announcement, and those after it, entered nothing */
-            t->ncalls = i;
+            t->hot.ncalls = i;
             break;
         }
-    if (t->ncalls == PERFEQ__PENDING_CALLS) { /* announcements of calls to uninstrumented functions */
-        memmove(t->calls, t->calls + 1, (PERFEQ__PENDING_CALLS - 1) * sizeof t->calls[0]);
-        t->ncalls--;
+    if (t->hot.ncalls == PERFEQ_PENDING_CALLS) { /* announcements of calls to uninstrumented functions */
+        memmove(t->hot.calls, t->hot.calls + 1, (PERFEQ_PENDING_CALLS - 1) * sizeof t->hot.calls[0]);
+        t->hot.ncalls--;
     }
-    t->calls[t->ncalls].unit = unit;
-    t->calls[t->ncalls].site = site;
-    t->calls[t->ncalls].callee = callee;
-    t->calls[t->ncalls].depth = t->depth;
-    t->ncalls++;
+    t->hot.calls[t->hot.ncalls].unit = unit;
+    t->hot.calls[t->hot.ncalls].site = site;
+    t->hot.calls[t->hot.ncalls].callee = callee;
+    t->hot.calls[t->hot.ncalls].depth = t->hot.depth;
+    t->hot.ncalls++;
 }
 
 void perfeq_mpi_site(perfeq_ctx_t *ctx, int site)
@@ -928,8 +928,8 @@ void perfeq__mpi_take_site(perfeq__mpi_where_t *where)
         where->ctx = t->mpi_ctx;
         where->site = t->mpi_site;
         t->mpi_pending = 0;
-    } else if (t->depth > 0) {
-        where->ctx = t->stack[t->depth - 1];
+    } else if (t->hot.depth > 0) {
+        where->ctx = t->hot.stack[t->hot.depth - 1];
     }
 }
 
@@ -1138,14 +1138,14 @@ static void perfeq__open_trace(void)
     if (perfeq__expand_path(perfeq__g.path, sizeof perfeq__g.path) != 0) {
         fprintf(stderr, "perfeq: the trace path %s is too long; nothing will be written\n",
                 perfeq__g.trace_template);
-        perfeq__state = PERFEQ__OFF;
+        perfeq__set_state(PERFEQ__OFF);
         return;
     }
     f = fopen(perfeq__g.path, "w");
     if (!f) {
         fprintf(stderr, "perfeq: cannot write the trace %s: %s; nothing will be written\n",
                 perfeq__g.path, strerror(errno));
-        perfeq__state = PERFEQ__OFF;
+        perfeq__set_state(PERFEQ__OFF);
         return;
     }
     perfeq__g.file = f;
@@ -1330,7 +1330,7 @@ static void perfeq__finish(const char *how)
     }
     perfeq__g.finished = 1;
     perfeq__g.ended = how;
-    perfeq__state = PERFEQ__FINISHED;
+    perfeq__set_state(PERFEQ__FINISHED);
     __sync_synchronize();
     if (!perfeq__g.file)
         perfeq__open_trace();
@@ -1368,7 +1368,7 @@ static void perfeq__init(void)
         env = PERFEQ__DEFAULT_TRACE;
     if (strlen(env) >= sizeof perfeq__g.trace_template) {
         fprintf(stderr, "perfeq: PERFEQ_TRACE is too long; nothing will be written\n");
-        perfeq__state = PERFEQ__OFF;
+        perfeq__set_state(PERFEQ__OFF);
         perfeq__unlock();
         return;
     }
@@ -1380,12 +1380,12 @@ static void perfeq__init(void)
     perfeq__g.max_contexts = env ? strtoul(env, NULL, 10) : 0;
     env = getenv("PERFEQ_ENABLE");
     if (env && strcmp(env, "0") == 0) {
-        perfeq__state = PERFEQ__OFF;
+        perfeq__set_state(PERFEQ__OFF);
     } else if (atexit(perfeq__at_exit) != 0) {
         fprintf(stderr, "perfeq: cannot register the exit handler; nothing will be written\n");
-        perfeq__state = PERFEQ__OFF;
+        perfeq__set_state(PERFEQ__OFF);
     } else {
-        perfeq__state = PERFEQ__RECORDING;
+        perfeq__set_state(PERFEQ__RECORDING);
         /* MPI programs open the trace in MPI_Init, once the rank is known. */
         open_now = !PERFEQ__MPI_LINKED() || perfeq__g.mpi_started;
     }

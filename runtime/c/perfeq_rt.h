@@ -102,6 +102,36 @@ typedef struct perfeq_value_stat {
 /* One call-graph context: a function entered from a call site (in its parent's context). */
 typedef struct perfeq_ctx perfeq_ctx_t;
 
+/* ---- the thread's call state, shared with the inline hooks ---------------------------------- */
+
+/* A call announced by PERFEQ_CALLED and not yet entered: from `unit`'s call site `site`, in the
+ * frame at `depth`, to the function named `callee` (NULL: through a function pointer). */
+typedef struct perfeq_call_note {
+    perfeq_unit_t *unit;
+    int site;
+    int depth;
+    const char *callee;
+} perfeq_call_note_t;
+
+#define PERFEQ_PENDING_CALLS 16
+
+/* The part of a thread's state the inline hooks below read and write on the common path (an
+ * announcement with nothing to drop, a return from the innermost context with nothing pending);
+ * everything else goes through the library, which owns the rest. */
+typedef struct perfeq_calls {
+    int depth, capacity;          /* contexts open on this thread, `stack[depth - 1]` the innermost */
+    perfeq_ctx_t **stack;
+    int ncalls;                   /* announcements pending, newest last, their depths non-decreasing */
+    perfeq_call_note_t calls[PERFEQ_PENDING_CALLS];
+} perfeq_calls_t;
+
+#if defined(__GNUC__) || defined(__clang__)
+extern __thread perfeq_calls_t *perfeq_calls_self; /* NULL until the thread's first hook */
+#else
+extern _Thread_local perfeq_calls_t *perfeq_calls_self;
+#endif
+extern volatile int perfeq_recording;             /* 1 while the library records */
+
 /* ---- the functions the macros call (library API) ------------------------------------------- */
 
 /* Register `unit` when the program is loaded (a constructor, PERFEQ_REGISTER_UNIT), so that the
@@ -155,8 +185,35 @@ void perfeq_finish(void);
 
 /* At the start of every instrumented function body. */
 #if defined(__GNUC__) || defined(__clang__)
+/* Leaving the function (its cleanup): the innermost context, with no announcement of this frame
+ * or a deeper one pending, is popped here; anything else is the library's (perfeq_leave). */
+static __inline__ void perfeq__leave_inline(perfeq_ctx_t **ctx)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    if (h && perfeq_recording && h->depth > 0 && h->stack[h->depth - 1] == *ctx
+        && (h->ncalls == 0 || h->calls[h->ncalls - 1].depth < h->depth))
+        h->depth--;
+    else
+        perfeq_leave_guard(ctx);
+}
+/* Announcing a call: pushed here when no announcement of this frame or a deeper one is pending
+ * (nothing to drop or replace) and there is room; anything else is the library's. */
+static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const char *callee)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    if (h && perfeq_recording && h->ncalls < PERFEQ_PENDING_CALLS
+        && (h->ncalls == 0 || h->calls[h->ncalls - 1].depth < h->depth)) {
+        perfeq_call_note_t *note = &h->calls[h->ncalls++];
+        note->unit = unit;
+        note->site = site;
+        note->depth = h->depth;
+        note->callee = callee;
+    } else {
+        perfeq_call_site(unit, site, callee);
+    }
+}
 #define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
-    perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq_leave_guard))) =                       \
+    perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq__leave_inline))) =                     \
         perfeq_enter(&(unit), (func));                                                           \
     perfeq_count_t *perfeq__c __attribute__((unused)) = ((perfeq_ctx_head_t *)perfeq__x)->counts;
 #else
@@ -267,7 +324,7 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
  * their announcements; the callee's arguments are evaluated after the announcement, and calls
  * among them announce and consume their own (the runtime keeps a stack). */
 #define PERFEQ_CALLED(unit, site, callee, call)                                                   \
-    __extension__({ perfeq_call_site(&(unit), (site), (callee)); call; })
+    __extension__({ perfeq__announce(&(unit), (site), (callee)); call; })
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 /* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
 #define PERFEQ_SHARED           shared(perfeq__x, perfeq__unit)

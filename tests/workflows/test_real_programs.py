@@ -408,6 +408,16 @@ def test_tiny_functions_called_from_many_sites(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 960), {"n": 960})
 
 
+def test_thread_local_variables(tmp_path):
+    """A program with __thread and _Thread_local variables instruments, runs as the plain build does
+    and is modelled exactly at 8x."""
+    instrumented, plain = build(REAL / "threadlocal.c", tmp_path)
+    assert same_output(instrumented, plain, 300) == "89700 300 0\n"
+    small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (40, 80)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 640), {"n": 640})
+
+
 def test_straight_line_functions_of_another_file(tmp_path):
     """util.c's helpers are straight-line: no hooks, their operations added where they are called.
     main.c calls them from another file; their operations were counted nowhere (ops lost) and the
