@@ -46,6 +46,8 @@ def _add_variability(subparsers: argparse._SubParsersAction) -> None:
                    help="process counts: a list, or first, second, ..., last (continues the ratio)")
     p.add_argument("--caches", type=Path, help="cache description (perfeq machine -o); default: this machine")
     p.add_argument("--pieces", type=int, default=8, help="tasks per rank and call under dynamic scheduling (8)")
+    p.add_argument("--noise", metavar="PROBES", help="the noise the probe file measured (perfeq probe) splits the "
+                   "bursts' spread, as perfeq predict --sync --noise does")
     p.add_argument("--level", type=float, default=0.95)
     p.add_argument("-o", "--output", metavar="PLOT.png", help="write the plot (.png or .svg)")
     p.add_argument("--json", action="store_true")
@@ -57,6 +59,7 @@ def run_variability(args: argparse.Namespace) -> int:
     from perfeq.fitting.analysis.figures import check_image_path
     from perfeq.fitting.analysis.waiting import format_rows, parse_over, plot_rows, to_json, variability_rows
     from perfeq.fitting.regression.profile import load_profile
+    from perfeq.fitting.regression.synchronisation import noise_from_probes
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
 
@@ -70,8 +73,9 @@ def run_variability(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     profile = load_profile(args.machine)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
+    noise = noise_from_probes(args.noise) if args.noise else None
     rows, notes = variability_rows(model, profile, values, procs, threads, hardware, pieces=args.pieces,
-                                   level=args.level)
+                                   level=args.level, noise=noise)
     if plot is not None:
         plot_rows(rows, model.program, plot)
     if args.json:

@@ -19,6 +19,8 @@ from perfeq.fitting.analysis.figures import new_figure, save_figure
 from perfeq.fitting.regression.predict import compute_seconds, predict_model
 from perfeq.fitting.regression.synchronisation import (
     ASSUMPTIONS,
+    NOISE_ASSUMPTIONS,
+    Noise,
     dynamic_wait,
     scaled_sites,
     synchronisation_term,
@@ -77,18 +79,20 @@ def parse_over(text: str) -> list[int]:
 
 
 def variability_rows(model, profile, values: Mapping[str, float], procs: Sequence[int], threads: int, hardware,
-                     *, pieces: int = DEFAULT_PIECES, level: float = 0.95) -> tuple[list[Row], list[str]]:
-    """One :class:`Row` per P and the notes (assumptions, sites left out, warnings) to print once."""
+                     *, pieces: int = DEFAULT_PIECES, level: float = 0.95, noise: Noise | None = None
+                     ) -> tuple[list[Row], list[str]]:
+    """One :class:`Row` per P and the notes (assumptions, sites left out, warnings) to print once; the
+    bursts' spread split by the probe's ``noise`` when given."""
     if not model.sync:
         raise UsageError(f"{model.program}: the model has no synchronising MPI call sites (or was written by an "
                          "older perfeq: rebuild it with perfeq model from traces of this perfeq)")
-    rows, notes = [], list(ASSUMPTIONS)
+    rows, notes = [], list(ASSUMPTIONS if noise is None else NOISE_ASSUMPTIONS)
     for p in procs:
         prediction, _, _ = predict_model(model, profile, values, p, threads, hardware, level=level,
                                          synchronisation=False)
         compute = max(compute_seconds(prediction), 0.0)
-        term = synchronisation_term(model, values, p, threads, compute, level=level)
-        sites, skipped, _ = scaled_sites(model, values, p, threads, compute)
+        term = synchronisation_term(model, values, p, threads, compute, level=level, noise=noise)
+        sites, skipped, _ = scaled_sites(model, values, p, threads, compute, noise)
         dynamic = sum(site.calls * dynamic_wait(site, p, pieces) for site in sites)
         for note in (*skipped, *(term.warnings if term else ())):
             if note not in notes:

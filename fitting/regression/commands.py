@@ -134,6 +134,10 @@ def _add_predict(subparsers: argparse._SubParsersAction) -> None:
                    "synchronising MPI call, from the compute bursts the training traces measured (Fleischmann "
                    "et al.; docs/variability.md). Off by default: the fitted costs already hold the waiting of the "
                    "calibration runs")
+    p.add_argument("--noise", metavar="PROBES", help="with --sync: the noise the probe file measured (perfeq probe) "
+                   "splits the bursts' spread into the process's interruptions, which grow with a burst's length, "
+                   "and the work's (docs/variability.md); without it the training bursts' coefficient of variation "
+                   "is kept")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_predict)
 
@@ -212,6 +216,7 @@ def run_predict(args: argparse.Namespace) -> int:
     from perfeq.fitting.regression.predict import UNPRICED, predict_model
     from perfeq.fitting.regression.profile import load_profile
     from perfeq.fitting.regression.report import format_prediction
+    from perfeq.fitting.regression.synchronisation import noise_from_probes
     from perfeq.fitting.regression.whatif import apply_edits, parse_edit
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import load_model
@@ -225,11 +230,14 @@ def run_predict(args: argparse.Namespace) -> int:
     if args.nodes is not None or args.ranks_per_node is not None:
         raise UsageError(f"{args.machine}: --nodes and --ranks-per-node place ranks for a probe file's curves "
                          "(perfeq probe); a fitted machine profile has no per-node costs")
+    if args.noise and not args.sync:
+        raise UsageError("--noise splits the spread of the synchronisation term's bursts: add --sync")
+    noise = noise_from_probes(args.noise) if args.noise else None
     profile, edits = apply_edits(load_profile(args.machine), [parse_edit(text) for text in args.set])
     values, procs, threads = parse_assignments(args.assignments)
     hardware = Machine.load(args.caches) if args.caches else Machine.detect()
     prediction, slowest, rank = predict_model(model, profile, values, procs, threads, hardware, level=args.level,
-                                              synchronisation=args.sync,
+                                              synchronisation=args.sync, noise=noise,
                                               application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
     prediction = dataclasses.replace(prediction, edits=edits, warnings=prediction.warnings + tuple(

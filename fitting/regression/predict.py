@@ -471,13 +471,14 @@ def with_synchronisation(prediction: Prediction, term) -> Prediction:
 
 
 def predict_model(model, profile: MachineProfile, values: Mapping[str, float], procs: int, threads: int,
-                  hardware, *, level: float = 0.95, application: str | None = None, synchronisation: bool = False
-                  ) -> tuple[Prediction, dict[str, float], int]:
+                  hardware, *, level: float = 0.95, application: str | None = None, synchronisation: bool = False,
+                  noise=None) -> tuple[Prediction, dict[str, float], int]:
     """A program's prediction from its model (perfeq.symbolic.model.CostModel) at ``values``, P, T:
     the slowest rank's counts priced by ``profile``, each block of that rank, and the calibrated box;
     with ``synchronisation``, plus the synchronisation term of the model's synchronising call sites
     (off by default, ``perfeq predict --sync``: the fitted costs already hold the waiting of the
-    calibration runs, and bursts from tiny training runs measure OS noise; docs/variability.md).
+    calibration runs, and bursts from tiny training runs measure OS noise; docs/variability.md), its
+    bursts' variance split by the probe's ``noise`` (synchronisation.Noise) when given.
 
     Returns the prediction, the slowest rank's counts and that rank.  ``hardware`` is the cache
     description (perfeq.symbolic.machine.Machine) the miss counts come from.
@@ -492,7 +493,7 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
                          procs=procs, threads=threads, all_counts=slowest)
     if synchronisation and model.sync:
         term = synchronisation_term(model, values, procs, threads, max(compute_seconds(prediction), 0.0),
-                                    level=level)
+                                    level=level, noise=noise)
         if term is not None:
             prediction = with_synchronisation(prediction, term)
     return prediction, slowest, rank

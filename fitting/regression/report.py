@@ -125,6 +125,11 @@ def format_synchronisation(term: dict) -> list[str]:
     for site in sorted(term["sites"], key=lambda s: -abs(s["seconds"])):
         lines.append(f"    {site['label']}: {site['calls']:.4g} calls x {site['wait']:.3g} s "
                      f"(burst {site['mean_burst']:.3g} s, cv {site['cv']:.2g}; {site['method']})")
+    noise = term.get("noise")
+    if noise:
+        lines.append(f"    noise from {noise['source']}: {noise['rate']:.0f} interruptions per second, "
+                     f"{noise['length'] * 1e6:.3g} us each on average ({noise['variance']:.3g} s^2 of variance "
+                     "per second of burst)")
     lines.extend(f"    left out: {note}" for note in term["skipped"])
     lines.extend(f"    assumes: {note}" for note in term["assumptions"])
     return lines

@@ -15,6 +15,14 @@ The bursts' distribution is fitted to the measured moments with fitting/variabil
 to the predicted mean: the compute time of a rank at the prediction, split among the sites as the
 reference trace's bursts were.  The assumptions (independent, identically distributed bursts) are
 said in every term; docs/variability.md discusses them.
+
+With the noise the probe measured (:class:`Noise`, ``perfeq predict --sync --noise probes.json``) a
+burst's variance is split instead: the process's interruptions add ``lambda E[L^2]`` per second of
+burst (independent interruptions: a compound Poisson process), which grows like the burst, not like
+its square; what the training bursts varied beyond that is the work's spread and keeps its coefficient
+of variation.  Training bursts of microseconds vary by the machine's noise, and scaling that spread
+with a constant coefficient of variation to bursts a hundred times longer made the term 20-30 times
+the measured wait (docs/variability.md, section 14).
 """
 
 from __future__ import annotations
@@ -24,10 +32,12 @@ from dataclasses import asdict, dataclass
 
 from scipy import stats
 
+from perfeq.errors import UsageError
 from perfeq.fitting.variability.distributions import TaskTime, fit_moments
 from perfeq.fitting.variability.extremes import MASSIVE, expected_maximum
 from perfeq.fitting.variability.scheduling import dynamic_schedule
 from perfeq.fitting.variability.taskgraphs import extrapolate, ring
+from perfeq.runtime.probes.document import load_probes
 
 LOCAL_DRAWS = 2000  # Monte Carlo draws of a ring of neighbours (local synchronisation)
 MAX_RING_STAGES = 10**9
@@ -42,6 +52,41 @@ ASSUMPTIONS = (
 )
 
 
+NOISE_ASSUMPTIONS = (
+    ASSUMPTIONS[0],
+    "each burst's variance is the work's, with the coefficient of variation the reference training trace "
+    "measured beyond the noise, plus the process's interruptions the noise probe measured (lambda E[L^2] per "
+    "second of burst, independent between ranks and over time)",
+    ASSUMPTIONS[2],
+)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A process's interruptions as the noise probe measured them (perfeq probe, docs/probes.md): per
+    second, their mean length (seconds), and the sum of their squared lengths per second (seconds):
+    the variance a burst gains per second of its length."""
+
+    rate: float
+    length: float
+    variance: float
+    source: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def noise_from_probes(path) -> Noise:
+    """The noise curves of probe file ``path`` (medians); one UsageError line when it has none."""
+    results = load_probes(path)
+    curves = [results.curve(name) for name in ("noise_rate", "noise_length", "noise_variance")]
+    if not all(curves):
+        raise UsageError(f"{path}: the probe file has no noise curves (written by an older perfeq probe): "
+                         "probe again to price the noise")
+    rate, length, variance = (curve.median[0] for curve in curves)
+    return Noise(rate=rate, length=length, variance=variance, source=str(path))
+
+
 @dataclass(frozen=True)
 class SiteTerm:
     """The wait at one synchronising call site."""
@@ -51,7 +96,7 @@ class SiteTerm:
     synchronisation: str  # "global" or "local"
     calls: float  # calls per rank on the critical path
     mean_burst: float  # seconds, scaled to the prediction
-    cv: float  # coefficient of variation of the bursts (reference trace, within ranks)
+    cv: float  # coefficient of variation of the bursts at the prediction (within ranks)
     wait: float  # expected wait per call, seconds
     seconds: float  # calls x wait
     variance: float  # run-to-run variance of those seconds
@@ -74,6 +119,7 @@ class SyncTerm:
     skipped: tuple[str, ...]
     assumptions: tuple[str, ...] = ASSUMPTIONS
     warnings: tuple[str, ...] = ()
+    noise: dict | None = None  # the probe's noise (Noise.to_dict) when it split the bursts' variance
 
     @property
     def estimation_stderr(self) -> float:
@@ -104,16 +150,28 @@ def pooled(moments) -> Bursts | None:
     (sdiff2 / 2 per difference), when the trace has them: a trend over the calls (a Gaussian
     elimination's shrinking steps, the same on every rank, which no rank waits for) barely enters
     it, random spread does fully.  Without them (sdiff2 < 0), the plain variance about each rank's mean.
+
+    Each rank's largest burst is left out of the spread (its two squared differences taken as
+    2 (max - mean)^2; a rank with fewer than 3 bursts gives none): in a short training run one cold
+    start (first touches of the arrays) or one interruption of a rank sets the spread of tens of
+    bursts otherwise, and scaled to the prediction it became a wait 20-30 times the measured one
+    (docs/variability.md, section 14).  For a spread that is the work's, one burst in n changes the
+    estimate by about 1/n.
     """
     moments = [m for m in moments if m[0] > 0]
     if not moments:
         return None
     count = sum(m[0] for m in moments)
-    dof = sum(m[0] - 1 for m in moments)
-    if all(len(m) > 5 and m[5] >= 0 for m in moments):
-        within = sum(m[5] for m in moments) / 2.0
-    else:
-        within = sum(max(m[2] - m[1] * m[1] / m[0], 0.0) for m in moments)
+    trimmed = [m for m in moments if m[0] >= 3]
+    dof = sum(m[0] - 2 for m in trimmed)
+    within = 0.0
+    for n, total, total2, _, largest, *rest in trimmed:
+        mean = total / n
+        if rest and rest[0] >= 0:
+            within += max(rest[0] - 2.0 * (largest - mean) ** 2, 0.0) / 2.0
+        else:
+            kept, kept2 = total - largest, total2 - largest * largest
+            within += max(kept2 - kept * kept / (n - 1), 0.0)
     return Bursts(mean=sum(m[1] for m in moments) / count, variance=within / dof if dof > 0 else 0.0,
                   minimum=min(m[3] for m in moments), maximum=max(m[4] for m in moments), dof=dof,
                   per_rank_total=sum(m[1] for m in moments) / len(moments))
@@ -162,11 +220,41 @@ class ScaledSite:
     dof: int
 
 
-def scaled_sites(model, values, procs: int, threads: int, compute_seconds: float
+def scaled_variance(bursts: Bursts, mean: float, noise: Noise | None) -> float:
+    """The variance of a burst of ``mean`` seconds at the prediction, from the reference trace's
+    ``bursts``: their coefficient of variation kept (no noise model), or the spread beyond the noise
+    keeping its coefficient of variation plus the noise of a burst that long."""
+    if bursts.mean <= 0:
+        return 0.0
+    if noise is None:
+        return bursts.variance / bursts.mean**2 * mean**2
+    # too few bursts to measure a spread (dof < 2): the noise's alone
+    work = max(bursts.variance - noise.variance * bursts.mean, 0.0) if bursts.dof >= 2 else 0.0
+    return work / bursts.mean**2 * mean**2 + noise.variance * mean
+
+
+MAX_STAGES = 64  # the deterministic part leaves at least a random part of this many Erlang stages' spread
+
+
+def noisy_minimum(mean: float, variance: float, noise: Noise) -> float:
+    """The deterministic part of a burst of ``mean`` seconds and ``variance`` with the probe's noise:
+    the mean less the time interruptions take from a burst that long (``rate x mean x length``) and
+    two standard deviations of the rest of the spread, so that rare interruptions give the right-skewed
+    random part they are (a hyperexponential when a burst is seldom interrupted), but never so close
+    to the mean that the random part needs more than MAX_STAGES Erlang stages."""
+    noise_variance = noise.variance * mean
+    lost = min(noise.rate * mean * noise.length, mean)
+    random_part = lost + 2.0 * math.sqrt(max(variance - noise_variance, 0.0))
+    random_part = min(random_part, math.sqrt(MAX_STAGES * variance), mean)
+    return mean - random_part
+
+
+def scaled_sites(model, values, procs: int, threads: int, compute_seconds: float, noise: Noise | None = None
                  ) -> tuple[list[ScaledSite], list[str], str]:
     """The sites with their burst distributions scaled so that the bursts of a rank add up to
-    ``compute_seconds`` in the shares the reference trace measured; the sites left out and why;
-    the reference trace's name."""
+    ``compute_seconds`` in the shares the reference trace measured (their variance split by
+    ``noise`` when given, :func:`scaled_variance`); the sites left out and why; the reference
+    trace's name."""
     trace = reference_trace(model)
     if trace is None:
         return [], ["the model's traces carry no times of synchronising calls (trace version 1, or "
@@ -183,15 +271,20 @@ def scaled_sites(model, values, procs: int, threads: int, compute_seconds: float
         calls = model.site_calls(index, values, procs, threads)
         if not calls > 0:
             continue
-        if b.dof < 2:
-            skipped.append(f"{site.label}: called {b.dof + 1} time(s) per rank, too few to measure a spread")
+        if b.dof < 2 and noise is None:
+            skipped.append(f"{site.label}: too few calls per rank to measure a spread (3 bursts per rank at "
+                           "least, the largest left out)")
             continue
         mean = b.per_rank_total / total * compute_seconds / calls if total > 0 else 0.0
         if not mean > 0:
             continue
-        cv = math.sqrt(b.variance) / b.mean if b.mean > 0 else 0.0
-        minimum = b.minimum / b.mean * mean if 0 < b.minimum < b.mean else None
-        task = fit_moments(mean, (cv * mean) ** 2, minimum=minimum if cv > 0 else None)
+        variance = scaled_variance(b, mean, noise)
+        cv = math.sqrt(variance) / mean
+        if noise is None:  # the training bursts' shape: their minimum-to-mean ratio
+            minimum = b.minimum / b.mean * mean if 0 < b.minimum < b.mean else None
+        else:
+            minimum = noisy_minimum(mean, variance, noise)
+        task = fit_moments(mean, variance, minimum=minimum if cv > 0 else None)
         sites.append(ScaledSite(index, calls, task, mean, cv, b.dof))
     return sites, skipped, name
 
@@ -233,12 +326,13 @@ def site_wait(site: ScaledSite, synchronisation: str, procs: int) -> tuple[float
 
 
 def synchronisation_term(model, values, procs: int, threads: int, compute_seconds: float, *,
-                         level: float = 0.95) -> SyncTerm | None:
+                         level: float = 0.95, noise: Noise | None = None) -> SyncTerm | None:
     """The synchronisation term at ``values``, P, T for a rank computing ``compute_seconds`` between
-    its synchronising calls; None when the model has no synchronising call sites."""
+    its synchronising calls (the bursts' variance split by the probe's ``noise`` when given); None
+    when the model has no synchronising call sites."""
     if not model.sync:
         return None
-    sites, skipped, reference = scaled_sites(model, values, procs, threads, compute_seconds)
+    sites, skipped, reference = scaled_sites(model, values, procs, threads, compute_seconds, noise)
     terms, notes = [], []
     for scaled in sites:
         site = model.sync[scaled.index]
@@ -253,7 +347,9 @@ def synchronisation_term(model, values, procs: int, threads: int, compute_second
     quantile = float(stats.norm.ppf(0.5 + level / 2.0))
     interval = (max(seconds - quantile * stderr, 0.0), seconds + quantile * stderr)
     return SyncTerm(procs=procs, seconds=seconds, variance=variance, stderr=stderr, interval=interval, level=level,
-                    reference_trace=reference, sites=tuple(terms), skipped=tuple(skipped), warnings=tuple(notes))
+                    reference_trace=reference, sites=tuple(terms), skipped=tuple(skipped),
+                    assumptions=ASSUMPTIONS if noise is None else NOISE_ASSUMPTIONS, warnings=tuple(notes),
+                    noise=None if noise is None else noise.to_dict())
 
 
 def dynamic_wait(site: ScaledSite, procs: int, pieces: int) -> float:

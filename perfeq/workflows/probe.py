@@ -9,6 +9,7 @@ command inside the job, with srun as the launcher.
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import subprocess
@@ -226,6 +227,9 @@ def describe(results: ProbeResults) -> list[str]:
         lines.append(f"additions {s['flops_independent'] * 1e9:.2f} ns independent, {s['flops_chained'] * 1e9:.2f} ns "
                      f"chained; integer op {s['int_ops'] * 1e9:.2f} ns; random branch +"
                      f"{s['branch_difference'] * 1e9:.2f} ns over a predictable one")
+    if "noise_rate" in s:
+        lines.append(f"noise {s['noise_rate']:.0f} interruptions per second, {s['noise_length'] * 1e6:.1f} us each "
+                     f"on average: a burst of T seconds varies by {math.sqrt(s['noise_variance']) * 1e3:.2f} ms x sqrt(T / s)")
     if "pingpong_latency" in s:
         lines.append(f"ping-pong within a node {s['pingpong_latency'] * 1e6:.2f} us at 0 B, "
                      f"{s.get('pingpong_bandwidth', 0) / 1e9:.2f} GB/s at most")

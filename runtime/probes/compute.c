@@ -5,10 +5,16 @@
  *   int_ops              4 independent xorshift streams (<<, >>, ^)  seconds per integer operation
  *   branch_predictable   if (d[i]) on sorted random bytes            seconds per branch
  *   branch_random        if (d[i]) on the same bytes unsorted        seconds per branch (half mispredicted)
+ *   noise_rate           fixed work quanta back to back (FWQ): the   interruptions per second
+ *   noise_length         time of a quantum beyond the fastest one,   seconds per interruption (mean)
+ *   noise_variance       when above max(1 us, 5 % of it), is an      sum of squared interruptions per
+ *                        interruption of the process (OS noise)      second: seconds (lambda E[L^2])
  *
  * Every line is one kernel; `x` is the number of loop iterations timed per repetition.  Run on one
  * process; every rank would time its own copy, and rank 0 prints only its own.  Arguments
- * (key=value): iterations=4194304 reps=5 branch_bytes=262144 kernels=flops_independent,...
+ * (key=value): iterations=4194304 reps=5 branch_bytes=262144 noise_quantum=2e-5 noise_seconds=0.3
+ * kernels=flops_independent,...  The noise kernels' x is the quantum in seconds; a repetition times
+ * noise_seconds of quanta.
  */
 #include "probe.h"
 
@@ -76,6 +82,60 @@ __attribute__((noinline)) static long branches(const unsigned char *d, size_t by
     return taken;
 }
 
+/* One fixed work quantum: n dependent xorshift steps. */
+__attribute__((noinline)) static uint64_t quantum(long n, uint64_t v)
+{
+    for (long i = 0; i < n; i++)
+        XORSHIFT(v);
+    return v;
+}
+
+/* Fixed work quanta, back to back, for about `seconds` (FWQ, as the noise benchmarks of the ASCI
+ * machines measured it): a quantum taking longer than the fastest one was interrupted.  An excess
+ * above max(1 us, 5 % of the fastest quantum) counts as one interruption (below it: the quantum's own
+ * jitter).  Writes the interruptions per second, their mean length and the sum of their squares per
+ * second (the variance a burst of T seconds gains from them, per second: lambda E[L^2]). */
+static void noise(long n, long quanta, double *times, double *rate, double *length, double *variance)
+{
+    double fastest = 1e300, total = 0.0, sum = 0.0, sum2 = 0.0, threshold;
+    long events = 0;
+    for (long i = 0; i < quanta; i++) {
+        double start = probe_seconds();
+        sink_integer = quantum(n, (uint64_t)sink_integer + 88172645463325252ULL);
+        times[i] = probe_seconds() - start;
+    }
+    for (long i = 0; i < quanta; i++) {
+        fastest = times[i] < fastest ? times[i] : fastest;
+        total += times[i];
+    }
+    threshold = fastest * 0.05 > 1e-6 ? fastest * 0.05 : 1e-6;
+    for (long i = 0; i < quanta; i++) {
+        double excess = times[i] - fastest;
+        if (excess > threshold) {
+            events++;
+            sum += excess;
+            sum2 += excess * excess;
+        }
+    }
+    *rate = (double)events / total;
+    *length = events ? sum / (double)events : 0.0;
+    *variance = sum2 / total;
+}
+
+/* Steps of `quantum` taking about `seconds` each (doubling until a run takes a quarter of it). */
+static long quantum_steps(double seconds)
+{
+    long n = 64;
+    for (;;) {
+        double start = probe_seconds();
+        sink_integer = quantum(n, (uint64_t)sink_integer + 1);
+        double took = probe_seconds() - start;
+        if (took > seconds / 4 || n > (1L << 40))
+            return took > 0 ? (long)((double)n * seconds / took) + 1 : n;
+        n *= 2;
+    }
+}
+
 static int ascending(const void *a, const void *b)
 {
     return (int)*(const unsigned char *)a - (int)*(const unsigned char *)b;
@@ -117,6 +177,25 @@ int main(int argc, char **argv)
                 values[r] = (probe_seconds() - start) / operations;
         }
         probe_point(names[k], (double)iterations, iterations, values, (int)reps, 0);
+    }
+    double quantum_seconds = probe_double(argc, argv, "noise_quantum", 2e-5);
+    double noise_seconds = probe_double(argc, argv, "noise_seconds", 0.3);
+    if (probe_wants(argc, argv, "kernels", "noise")) {
+        if (!(quantum_seconds > 0) || !(noise_seconds >= quantum_seconds))
+            probe_fail("noise_quantum must be above 0 and noise_seconds at least noise_quantum");
+        long steps = quantum_steps(quantum_seconds), quanta = (long)(noise_seconds / quantum_seconds + 0.5);
+        double *times = probe_alloc(sizeof(double) * (size_t)quanta);
+        double *rates = probe_alloc(sizeof(double) * (size_t)reps), *lengths = probe_alloc(sizeof(double) * (size_t)reps);
+        double *variances = probe_alloc(sizeof(double) * (size_t)reps);
+        for (long r = 0; r < reps; r++)
+            noise(steps, quanta, times, &rates[r], &lengths[r], &variances[r]);
+        probe_point("noise_rate", quantum_seconds, quanta, rates, (int)reps, 0);
+        probe_point("noise_length", quantum_seconds, quanta, lengths, (int)reps, 0);
+        probe_point("noise_variance", quantum_seconds, quanta, variances, (int)reps, 0);
+        free(times);
+        free(rates);
+        free(lengths);
+        free(variances);
     }
     free(sorted_bytes);
     free(random_bytes);

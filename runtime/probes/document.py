@@ -70,7 +70,9 @@ def summary(results: ProbeResults) -> dict:
 
     ``read_first``/``read_last``: read bandwidth of one process at the smallest and largest working
     set; ``read_all_cores_last``: per process with every core reading at once; ``chase_first``/
-    ``chase_last``: random-access latency; the compute values; ``pingpong_latency``: half a round
+    ``chase_last``: random-access latency; the compute values; ``noise_rate``, ``noise_length``,
+    ``noise_variance``: the interruptions of a process (per second, mean seconds, sum of squares per
+    second); ``pingpong_latency``: half a round
     trip at the smallest message within a node; ``pingpong_bandwidth``: the largest median
     bandwidth within a node.
     """
@@ -86,6 +88,10 @@ def summary(results: ProbeResults) -> dict:
         found["read_all_cores_last"], found["all_cores"] = everyone.median[-1], max(memory)
     for name in ("flops_independent", "flops_chained", "int_ops", "branch_predictable", "branch_random",
                  "branch_difference"):
+        curve = results.curve(name)
+        if curve:
+            found[name] = curve.median[0]
+    for name in ("noise_rate", "noise_length", "noise_variance"):
         curve = results.curve(name)
         if curve:
             found[name] = curve.median[0]

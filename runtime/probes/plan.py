@@ -27,6 +27,7 @@ class Settings:
     chase_loads: int  # dependent loads per repetition of the random chase
     iterations: int  # loop iterations per repetition of a compute kernel
     branch_bytes: int  # the branch kernel's data (fits in the L2 cache, too long to be learnt)
+    noise_seconds: float  # seconds of fixed work quanta per repetition of the noise kernel
     pingpong_sizes: tuple[int, ...]
     collective_sizes: tuple[int, ...]
     min_time: float  # seconds each network repetition lasts at least
@@ -45,12 +46,13 @@ def _powers(first: int, last: int, factor: int) -> tuple[int, ...]:
 
 
 QUICK = Settings(name="quick", reps=3, compute_reps=5, sizes_per_octave=1, loads=1 << 21, chase_loads=1 << 17,
-                 iterations=1 << 21, branch_bytes=1 << 18, pingpong_sizes=(0, *_powers(1, 4 << 20, 4)),
+                 iterations=1 << 21, branch_bytes=1 << 18, noise_seconds=0.3, pingpong_sizes=(0, *_powers(1, 4 << 20, 4)),
                  collective_sizes=(8, 1024, 65536, 1 << 20), min_time=0.001, all_counts=False)
 FULL = Settings(name="full", reps=7, compute_reps=11, sizes_per_octave=3, loads=1 << 23, chase_loads=1 << 20,
-                iterations=1 << 23, branch_bytes=1 << 18, pingpong_sizes=(0, *_powers(1, 4 << 20, 2)),
+                iterations=1 << 23, branch_bytes=1 << 18, noise_seconds=1.0, pingpong_sizes=(0, *_powers(1, 4 << 20, 2)),
                 collective_sizes=_powers(8, 2 << 20, 4), min_time=0.005, all_counts=True)
 
+NOISE_QUANTUM = 2e-5  # seconds of work per quantum of the noise kernel (interruptions above 1 us stand out)
 SMALLEST = 4096  # the smallest working set, bytes
 GRAIN = 512  # working sets are multiples of the stride pattern's step (64 doubles)
 ALLTOALL_BYTES = 64 << 20  # an alltoall's buffers per process at most (size x processes)
@@ -116,7 +118,8 @@ def plan_steps(settings: Settings, *, llc_bytes: int, line_bytes: int, memory_by
                                                 f"line={line_bytes}"),
                               4 * len(sizes), "node", f"memory on {count} process{'es' if count > 1 else ''}"))
     steps.append(Step("compute", 1, (f"iterations={settings.iterations}", f"reps={settings.compute_reps}",
-                                     f"branch_bytes={settings.branch_bytes}"), 5, "node", "compute"))
+                                     f"branch_bytes={settings.branch_bytes}", f"noise_quantum={NOISE_QUANTUM:g}",
+                                     f"noise_seconds={settings.noise_seconds:g}"), 8, "node", "compute and noise"))
     network = (f"reps={settings.reps}", f"min_time={settings.min_time:g}")
     pingpong = (f"pingpong={_join(settings.pingpong_sizes)}", *network, "procs=2")
     if procs:

@@ -92,6 +92,23 @@ def test_the_compute_probe_sees_latency_and_mispredictions(probed):
     assert results.curve("int_ops").median[0] > 0
 
 
+def test_the_noise_probe_measures_interruptions_and_their_spread(probed):
+    """Fixed work quanta (FWQ): a VM interrupts a process hundreds to thousands of times a second for
+    microseconds (measured here 900-3900 per second, 4-13 us on average, lambda E[L^2] 2.5e-7 to
+    8e-7 s); the three curves are consistent: the spread per second is at least rate x length^2."""
+    results = load_probes(probed[0])
+    rate, length, variance = (results.curve(name) for name in ("noise_rate", "noise_length", "noise_variance"))
+    assert rate.x == length.x == variance.x == (2e-5,) and rate.iters[0] == round(QUICK.noise_seconds / 2e-5)
+    for r, mean, spread in zip(*(c.samples[0] for c in (rate, length, variance)), strict=True):
+        assert 0 < r < 1e5 and 1e-6 < mean < 0.1  # interruptions longer than the 1 us threshold
+        assert spread >= r * mean * mean * (1 - 1e-9)  # E[L^2] >= E[L]^2
+    from perfeq.fitting.regression.synchronisation import noise_from_probes
+
+    noise = noise_from_probes(probed[0])
+    assert (noise.rate, noise.length, noise.variance) == (rate.median[0], length.median[0], variance.median[0])
+    assert "probe: noise " in probed[1]
+
+
 def test_the_ping_pong_has_a_latency_and_a_bandwidth_that_grows_to_a_plateau(probed):
     results = load_probes(probed[0])
     if results.machine["cores"] < 2:

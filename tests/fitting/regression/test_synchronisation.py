@@ -142,6 +142,87 @@ def test_predict_and_variability_commands_show_the_term(noise, tmp_path: Path, c
     assert waits == sorted(waits) and all(row["dynamic"] <= row["static"] for row in rows[1:])
 
 
+def _moments(bursts: list[float]) -> tuple[float, ...]:
+    """A rank's burst moments as the trace keeps them: n, sum, sum2, min, max, sdiff2."""
+    return (len(bursts), sum(bursts), sum(b * b for b in bursts), min(bursts), max(bursts),
+            sum((b - a) ** 2 for a, b in zip(bursts[:-1], bursts[1:], strict=True)))
+
+
+def test_one_cold_start_does_not_set_the_spread_of_a_short_training_run() -> None:
+    """Forty bursts of 10 us +- 0.1 us on each rank, one rank's first burst 300 us (first touches):
+    the spread within ranks is the bursts', not the cold start's (which made it 46 us)."""
+    import random
+
+    rng = random.Random(3)
+    ranks = [[10e-6 + rng.gauss(0, 1e-7) for _ in range(40)] for _ in range(2)]
+    ranks[0][0] = 300e-6
+    bursts = pooled([_moments(r) for r in ranks])
+    assert bursts.dof == 2 * 38 and bursts.maximum == 300e-6
+    assert 0.7e-7 < math.sqrt(bursts.variance) < 1.3e-7
+    # a work spread (uniform, 10 % cv) loses about 1/n of itself with the largest burst of each rank
+    wide = [[10e-6 * (1 + 0.1 * math.sqrt(12) * (rng.random() - 0.5)) for _ in range(400)] for _ in range(2)]
+    assert 0.8e-6 < math.sqrt(pooled([_moments(r) for r in wide]).variance) < 1.05e-6
+    # without the squared differences (older traces): the plain variance, the largest left out too
+    plain = pooled([_moments(r)[:5] + (-1.0,) for r in ranks])
+    assert 0.7e-7 < math.sqrt(plain.variance) < 1.3e-7
+
+
+def test_the_noise_grows_with_the_burst_and_the_work_keeps_its_cv() -> None:
+    """With the probe's noise a burst's variance is lambda E[L^2] per second of it plus the work's
+    spread beyond the noise at the training burst, scaled with its coefficient of variation; the
+    fitted burst is right-skewed, its deterministic part the mean less the interruptions' share."""
+    from perfeq.fitting.regression.synchronisation import Bursts, Noise, noisy_minimum, scaled_variance
+    from perfeq.fitting.variability.distributions import fit_moments
+
+    noise = Noise(rate=1000.0, length=10e-6, variance=4e-7, source="probes.json")
+    quiet = Bursts(mean=1e-4, variance=4e-7 * 1e-4, minimum=9e-5, maximum=2e-4, dof=50, per_rank_total=5e-3)
+    assert scaled_variance(quiet, 1e-2, noise) == pytest.approx(4e-9)  # all noise: 100x longer, 100x the variance
+    assert scaled_variance(quiet, 1e-2, None) == pytest.approx(4e-7 * 1e-4 * 1e4)  # cv kept: 10^4 x
+    busy = Bursts(mean=1e-4, variance=4e-11 + (0.1e-4) ** 2, minimum=5e-5, maximum=2e-4, dof=50, per_rank_total=5e-3)
+    assert scaled_variance(busy, 1e-2, noise) == pytest.approx(4e-9 + (0.1 * 1e-2) ** 2)
+    few = Bursts(mean=1e-4, variance=1e-8, minimum=5e-5, maximum=2e-4, dof=1, per_rank_total=1e-4)
+    assert scaled_variance(few, 1e-2, noise) == pytest.approx(4e-9)  # too few bursts for a work spread
+    mean = 1e-3
+    minimum = noisy_minimum(mean, noise.variance * mean, noise)
+    assert minimum == pytest.approx(mean - noise.rate * mean * noise.length)
+    task = fit_moments(mean, noise.variance * mean, minimum=minimum)
+    assert task.mean == pytest.approx(mean) and task.variance == pytest.approx(noise.variance * mean)
+    assert task.moment(3) - 3 * mean * task.variance - mean**3 > 0  # right-skewed
+
+
+def test_predict_takes_the_noise_from_a_probe_file(noise, tmp_path: Path, capsys) -> None:
+    """perfeq predict --sync --noise probes.json names the noise and splits the spread; --noise without
+    --sync, or a probe file without noise curves, is one line."""
+    import json
+
+    from perfeq.cli import main
+    from perfeq.runtime.probes.curves import Curve
+    from perfeq.runtime.probes.document import ProbeResults, save_probes
+
+    model, _, _, folder, _ = noise
+    curves = (Curve("noise_rate", 1, (2e-5,), ((900.0,),), (100,)), Curve("noise_length", 1, (2e-5,), ((1.3e-5,),), (100,)),
+              Curve("noise_variance", 1, (2e-5,), ((5.5e-7,),), (100,)))
+    probes = tmp_path / "probes.json"
+    save_probes(probes, ProbeResults("now", {"name": "test"}, {}, {}, (), curves))
+    empty = tmp_path / "empty.json"
+    save_probes(empty, ProbeResults("now", {"name": "test"}, {}, {}, (), ()))
+    profile = tmp_path / "machine.json"
+    assert main(["machine-profile", "--manual", "ops=1e-9", "startup=5e-6", "bytes=1e-9", "-o", str(profile)]) == 0
+    values = [f"{name}={entry['value']}" for name, entry in model.parameters.items()]
+    base = ["predict", str(folder / "model.json"), *values, "P=4", "--machine", str(profile)]
+    capsys.readouterr()
+    assert main([*base, "--sync", "--noise", str(probes)]) == 0
+    assert f"noise from {probes}: 900 interruptions per second, 13 us each" in capsys.readouterr().out
+    assert main([*base, "--sync", "--noise", str(probes), "--json"]) == 0
+    term = json.loads(capsys.readouterr().out)["synchronisation"]
+    assert term["noise"]["variance"] == 5.5e-7 and any("noise probe" in a for a in term["assumptions"])
+    for argv, message in (([*base, "--noise", str(probes)], "add --sync"),
+                          ([*base, "--sync", "--noise", str(empty)], "has no noise curves")):
+        assert main(argv) != 0
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(("text", "expected"), [("P=1,2,...,16", [1, 2, 4, 8, 16]), ("P=4,2,1", [1, 2, 4]),
                                                 ("P=2,6,...,54", [2, 6, 18, 54])])
 def test_over_lists(text: str, expected: list[int]) -> None:
