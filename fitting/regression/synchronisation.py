@@ -151,8 +151,9 @@ def pooled(moments) -> Bursts | None:
     elimination's shrinking steps, the same on every rank, which no rank waits for) barely enters
     it, random spread does fully.  Without them (sdiff2 < 0), the plain variance about each rank's mean.
 
-    Each rank's largest burst is left out of the spread (its two squared differences taken as
-    2 (max - mean)^2; a rank with fewer than 3 bursts gives none): in a short training run one cold
+    Each rank's largest burst is left out of the spread: one of its squared differences, taken as
+    (max - mean)^2 (a cold start is the first burst and has only one), and at most the plain variance
+    of the other bursts; a rank with fewer than 3 bursts gives none.  In a short training run one cold
     start (first touches of the arrays) or one interruption of a rank sets the spread of tens of
     bursts otherwise, and scaled to the prediction it became a wait 20-30 times the measured one
     (docs/variability.md, section 14).  For a spread that is the work's, one burst in n changes the
@@ -166,12 +167,12 @@ def pooled(moments) -> Bursts | None:
     dof = sum(m[0] - 2 for m in trimmed)
     within = 0.0
     for n, total, total2, _, largest, *rest in trimmed:
-        mean = total / n
-        if rest and rest[0] >= 0:
-            within += max(rest[0] - 2.0 * (largest - mean) ** 2, 0.0) / 2.0
+        mean, kept, kept2 = total / n, total - largest, total2 - largest * largest
+        plain = max(kept2 - kept * kept / (n - 1), 0.0)  # about the mean of the others (a trend enters)
+        if rest and rest[0] >= 0:  # one squared difference of the largest off (two if it is not an end)
+            within += min(max(rest[0] - (largest - mean) ** 2, 0.0) / 2.0, plain)
         else:
-            kept, kept2 = total - largest, total2 - largest * largest
-            within += max(kept2 - kept * kept / (n - 1), 0.0)
+            within += plain
     return Bursts(mean=sum(m[1] for m in moments) / count, variance=within / dof if dof > 0 else 0.0,
                   minimum=min(m[3] for m in moments), maximum=max(m[4] for m in moments), dof=dof,
                   per_rank_total=sum(m[1] for m in moments) / len(moments))
