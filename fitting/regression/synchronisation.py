@@ -169,7 +169,7 @@ def pooled(moments) -> Bursts | None:
     for n, total, total2, _, largest, *rest in trimmed:
         mean, kept, kept2 = total / n, total - largest, total2 - largest * largest
         plain = max(kept2 - kept * kept / (n - 1), 0.0)  # about the mean of the others (a trend enters)
-        if rest and rest[0] >= 0:  # one squared difference of the largest off (two if it is not an end)
+        if rest and rest[0] >= 0:  # one squared difference of the largest off (an inner one has two)
             within += min(max(rest[0] - (largest - mean) ** 2, 0.0) / 2.0, plain)
         else:
             within += plain
