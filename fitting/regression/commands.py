@@ -226,6 +226,10 @@ def run_predict(args: argparse.Namespace) -> int:
         if args.set:
             raise UsageError(f"{args.machine}: --set edits the costs of a machine profile (perfeq fit); a probe "
                              "file's curves are not edited")
+        if args.sync or args.noise:
+            raise UsageError(f"{args.machine}: --sync and --noise add the synchronisation term to a prediction from "
+                             "a machine profile (perfeq fit); the fit-free prediction from a probe file has none (give "
+                             "the probe file as --noise with a profile as --machine)")
         return _predict_from_probes(args, model)
     if args.nodes is not None or args.ranks_per_node is not None:
         raise UsageError(f"{args.machine}: --nodes and --ranks-per-node place ranks for a probe file's curves "

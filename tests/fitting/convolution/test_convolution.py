@@ -235,6 +235,10 @@ def test_predict_with_probes_refuses_a_model_without_a_signature(models, probes,
     assert main(["predict", str(folder / "model.json"), "--machine", str(probes), "--caches", str(probes),
                  "n=10", "reps=1", "P=1"]) != 0
     assert "probe file" in one_line_error(capsys)
+    # the fit-free prediction has no synchronisation term: said, not silently left out
+    assert main(["predict", str(folder / "model.json"), "--machine", str(probes), "--sync", "n=10", "reps=1",
+                 "P=2"]) != 0
+    assert "has none" in one_line_error(capsys)
 
 
 # ---- placement (issue 21, item 5) -----------------------------------------------------------------
