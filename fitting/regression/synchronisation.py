@@ -37,7 +37,7 @@ from perfeq.fitting.variability.distributions import TaskTime, fit_moments
 from perfeq.fitting.variability.extremes import MASSIVE, expected_maximum
 from perfeq.fitting.variability.scheduling import dynamic_schedule
 from perfeq.fitting.variability.taskgraphs import extrapolate, ring
-from perfeq.runtime.probes.document import load_probes
+from perfeq.runtime.probes.document import NOISE_CURVES, load_probes, summary
 
 LOCAL_DRAWS = 2000  # Monte Carlo draws of a ring of neighbours (local synchronisation)
 MAX_RING_STAGES = 10**9
@@ -78,12 +78,11 @@ class Noise:
 
 def noise_from_probes(path) -> Noise:
     """The noise curves of probe file ``path`` (medians); one UsageError line when it has none."""
-    results = load_probes(path)
-    curves = [results.curve(name) for name in ("noise_rate", "noise_length", "noise_variance")]
-    if not all(curves):
+    found = summary(load_probes(path))
+    if not all(name in found for name in NOISE_CURVES):
         raise UsageError(f"{path}: the probe file has no noise curves (written by an older perfeq probe): "
                          "probe again to price the noise")
-    rate, length, variance = (curve.median[0] for curve in curves)
+    rate, length, variance = (found[name] for name in NOISE_CURVES)
     return Noise(rate=rate, length=length, variance=variance, source=str(path))
 
 

@@ -722,13 +722,6 @@ void perfeq_leave(perfeq_ctx_t *ctx)
 
 void perfeq_leave_guard(perfeq_ctx_t **ctx)
 {
-    perfeq__thread_t *t = perfeq__self;
-    /* the common case first: leaving the innermost open context, no announcement pending */
-    if (ctx && t && perfeq__state == PERFEQ__RECORDING && t->hot.depth > 0 && t->hot.stack[t->hot.depth - 1] == *ctx
-        && (t->hot.ncalls == 0 || t->hot.calls[t->hot.ncalls - 1].depth < t->hot.depth)) {
-        t->hot.depth--;
-        return;
-    }
     if (ctx)
         perfeq_leave(*ctx);
 }
@@ -782,26 +775,7 @@ perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
     return counts;
 }
 
-static PERFEQ__COLD void perfeq__call_site_slow(perfeq_unit_t *unit, int site, const char *callee);
-
 void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee)
-{
-    perfeq__thread_t *t = perfeq__self;
-    /* the common case first: no announcement of this frame or a deeper (gone) one is pending, so
-     * there is nothing to drop or replace */
-    if (t && perfeq__state == PERFEQ__RECORDING && t->hot.ncalls < PERFEQ_PENDING_CALLS
-        && (t->hot.ncalls == 0 || t->hot.calls[t->hot.ncalls - 1].depth < t->hot.depth)) {
-        perfeq_call_note_t *call = &t->hot.calls[t->hot.ncalls++];
-        call->unit = unit;
-        call->site = site;
-        call->callee = callee;
-        call->depth = t->hot.depth;
-        return;
-    }
-    perfeq__call_site_slow(unit, site, callee);
-}
-
-static void perfeq__call_site_slow(perfeq_unit_t *unit, int site, const char *callee)
 {
     perfeq__thread_t *t;
     int i;

@@ -185,24 +185,27 @@ void perfeq_finish(void);
 
 /* At the start of every instrumented function body. */
 #if defined(__GNUC__) || defined(__clang__)
-/* Leaving the function (its cleanup): the innermost context, with no announcement of this frame
- * or a deeper one pending, is popped here; anything else is the library's (perfeq_leave). */
+/* No announcement of the innermost frame or a deeper (gone) one is pending: nothing to drop. */
+static __inline__ int perfeq__none_pending(const perfeq_calls_t *h)
+{
+    return h->ncalls == 0 || h->calls[h->ncalls - 1].depth < h->depth;
+}
+/* Leaving the function (its cleanup): the innermost context, with nothing pending, is popped here;
+ * anything else is the library's (perfeq_leave). */
 static __inline__ void perfeq__leave_inline(perfeq_ctx_t **ctx)
 {
     perfeq_calls_t *h = perfeq_calls_self;
-    if (h && perfeq_recording && h->depth > 0 && h->stack[h->depth - 1] == *ctx
-        && (h->ncalls == 0 || h->calls[h->ncalls - 1].depth < h->depth))
+    if (h && perfeq_recording && h->depth > 0 && h->stack[h->depth - 1] == *ctx && perfeq__none_pending(h))
         h->depth--;
     else
         perfeq_leave_guard(ctx);
 }
-/* Announcing a call: pushed here when no announcement of this frame or a deeper one is pending
- * (nothing to drop or replace) and there is room; anything else is the library's. */
+/* Announcing a call: pushed here when nothing is pending (nothing to drop or replace) and there is
+ * room; anything else is the library's (perfeq_call_site). */
 static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const char *callee)
 {
     perfeq_calls_t *h = perfeq_calls_self;
-    if (h && perfeq_recording && h->ncalls < PERFEQ_PENDING_CALLS
-        && (h->ncalls == 0 || h->calls[h->ncalls - 1].depth < h->depth)) {
+    if (h && perfeq_recording && h->ncalls < PERFEQ_PENDING_CALLS && perfeq__none_pending(h)) {
         perfeq_call_note_t *note = &h->calls[h->ncalls++];
         note->unit = unit;
         note->site = site;

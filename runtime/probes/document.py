@@ -18,6 +18,7 @@ from perfeq.runtime.probes.curves import Curve
 
 FORMAT = "perfeq-probes"
 VERSION = 1
+NOISE_CURVES = ("noise_rate", "noise_length", "noise_variance")  # the noise kernel's, one point each
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,7 @@ def summary(results: ProbeResults) -> dict:
         everyone = results.curve("read", max(memory))
         found["read_all_cores_last"], found["all_cores"] = everyone.median[-1], max(memory)
     for name in ("flops_independent", "flops_chained", "int_ops", "branch_predictable", "branch_random",
-                 "branch_difference"):
-        curve = results.curve(name)
-        if curve:
-            found[name] = curve.median[0]
-    for name in ("noise_rate", "noise_length", "noise_variance"):
+                 "branch_difference", *NOISE_CURVES):
         curve = results.curve(name)
         if curve:
             found[name] = curve.median[0]
