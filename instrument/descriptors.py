@@ -239,6 +239,7 @@ class UnitDescriptors:
     params: list[ParamDescriptor] = field(default_factory=list)
     datatypes: list[DatatypeDescriptor] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
+    function_macros: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"params", "body"}
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:

@@ -69,7 +69,8 @@ def instrument_file(
     try:
         source = SourceText(display, text, pre.active_lines)
         source.align_preprocessed(pre.text, pre.marker_name)
-        collector = UnitCollector(ast, source, pre.marker_name, display, pre.user_headers, pre.macros)
+        collector = UnitCollector(ast, source, pre.marker_name, display, pre.user_headers, pre.macros,
+                                  pre.function_macros)
         unit = collector.collect()
     except SourceError as exc:
         raise InstrumentError(str(exc)) from None

@@ -76,11 +76,12 @@ def preprocessor_flags(flags: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Macro:
-    """An object-like macro as this build defines it at the end of the unit."""
+    """A macro as this build defines it at the end of the unit."""
 
     value: str  # its replacement text
     origin: str  # "command-line" (a -D of the compile line), "system" (a system header), else the file
     line: int  # its line in that file (0 on the command line)
+    params: tuple[str, ...] | None = None  # a function-like macro's parameters; None: object-like
 
 
 @dataclass
@@ -90,6 +91,7 @@ class Preprocessed:
     active_lines: set[int]  # original lines that produced output in this build
     user_headers: frozenset[str] = frozenset()  # the included files of the program's own (see _scan_markers)
     macros: dict[str, Macro] = field(default_factory=dict)  # object-like macros of the build (-dD)
+    function_macros: dict[str, Macro] = field(default_factory=dict)  # function-like ones (not variadic)
 
 
 def read_source(path: Path) -> tuple[str, str]:
@@ -147,6 +149,7 @@ def _scan_markers(text: str, path: str) -> Preprocessed:
     active: set[int] = set()
     headers: set[str] = set()
     macros: dict[str, Macro] = {}
+    function_macros: dict[str, Macro] = {}
     lines = text.split("\n")
     for index, raw in enumerate(lines):
         marker = _LINE_MARKER.match(raw)
@@ -161,7 +164,7 @@ def _scan_markers(text: str, path: str) -> Preprocessed:
             continue
         define = _DEFINE.match(raw)
         if define:
-            _record_macro(macros, define, current, system, line)
+            _record_macro(macros, function_macros, define, current, system, line)
             lines[index] = ""
         elif current == marker_name and raw.strip():
             active.add(line)
@@ -169,20 +172,30 @@ def _scan_markers(text: str, path: str) -> Preprocessed:
     homes = (Path(path).resolve().parent, Path.cwd().resolve())
     own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
     return Preprocessed(text="\n".join(lines), marker_name=marker_name or path, active_lines=active,
-                        user_headers=own, macros=macros)
+                        user_headers=own, macros=macros, function_macros=function_macros)
 
 
-def _record_macro(macros: dict[str, Macro], define: re.Match, current: str | None, system: bool,
-                  line: int) -> None:
+def _record_macro(macros: dict[str, Macro], function_macros: dict[str, Macro], define: re.Match,
+                  current: str | None, system: bool, line: int) -> None:
     kind, name, paren, value = define.groups()
+    function_macros.pop(name, None)
+    origin = "command-line" if current == "<command-line>" else "system" if system else (current or "")
     if kind == "undef":
         macros.pop(name, None)
-    elif paren or current == "<built-in>" or name in _OUR_DEFINES:
-        macros.pop(name, None)  # function-like (or redefined as such), predefined, or ours
+    elif current == "<built-in>" or name in _OUR_DEFINES:
+        macros.pop(name, None)  # predefined, or ours
+    elif paren:
+        macros.pop(name, None)
+        signature = re.match(r"([^)]*)\)\s*(.*)", value)
+        params = tuple(p.strip() for p in signature.group(1).split(",")) if signature else ("...",)
+        if signature and "..." not in signature.group(1) and "#" not in signature.group(2):
+            # not variadic, no stringizing or pasting: its expansion is plain text substitution
+            function_macros[name] = Macro(signature.group(2).strip(), origin, line,
+                                          tuple(p for p in params if p))
     elif current == "<command-line>":
-        macros[name] = Macro(value.strip() or "1", "command-line", 0)
+        macros[name] = Macro(value.strip() or "1", origin, 0)
     else:
-        macros[name] = Macro(value.strip(), "system" if system else (current or ""), line)
+        macros[name] = Macro(value.strip(), origin, line)
 
 
 def _inside(path: Path, folders: tuple[Path, ...]) -> bool:

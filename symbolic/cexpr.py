@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import sympy as sp
-from pycparser import c_ast, c_parser
+from pycparser import c_ast, c_generator, c_parser
 
 from perfeq.instrument.collect.walk import lvalue_path
 
@@ -36,6 +36,7 @@ class Unresolved(Exception):
 
 
 Resolver = Callable[[str], sp.Expr]
+_GENERATOR = c_generator.CGenerator()
 
 
 @lru_cache(maxsize=4096)
@@ -60,6 +61,7 @@ def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
 class _Converter:
     def __init__(self, resolve: Resolver):
         self.resolve = resolve
+        self.expanding: set[str] = set()  # the function-like macros being expanded
 
     def visit(self, node: c_ast.Node) -> sp.Expr:
         method = getattr(self, "v_" + type(node).__name__, None)
@@ -168,6 +170,17 @@ class _Converter:
 
     def v_FuncCall(self, node: c_ast.FuncCall) -> sp.Expr:
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        expand = getattr(self.resolve, "expand_macro", None)
+        if name is not None and name not in _FUNCTIONS and expand is not None and name not in self.expanding:
+            # a function-like macro of the program (``POLYBENCH_LOOP_BOUND(N,n)``): its expansion,
+            # rescanned without expanding it again (as the preprocessor does)
+            text = expand(name, [_GENERATOR.visit(a) for a in (node.args.exprs if node.args else [])])
+            if text is not None:
+                self.expanding.add(name)
+                try:
+                    return self.visit(parse_c_expression(text))
+                finally:
+                    self.expanding.discard(name)
         args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
         if name in _FUNCTIONS:
             return _FUNCTIONS[name](*args)

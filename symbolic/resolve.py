@@ -11,6 +11,7 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import sympy as sp
@@ -129,6 +130,16 @@ class Resolver:
         if name in self.unit.macros:
             return to_sympy(self.unit.macros[name], self)
         raise Unresolved(f"'{name}'")
+
+    def expand_macro(self, name: str, args: list[str]) -> str | None:
+        """The text of an invocation of one of the unit's function-like macros with the C texts
+        ``args`` (each parameter replaced by its argument, as the preprocessor does), or None when
+        ``name`` is no such macro or the arguments do not match its parameters."""
+        macro = self.unit.data.function_macros.get(name)
+        if macro is None or len(macro["params"]) != len(args):
+            return None
+        values = dict(zip(macro["params"], args, strict=True))
+        return re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro["body"])
 
     def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
         """The value of a call of a user function whose body is ``return expr;``."""

@@ -44,9 +44,11 @@ class UnitCollector:
     """Collects the descriptors and insertions of one unit."""
 
     def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
-                 user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None):
+                 user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None,
+                 function_macros: dict[str, Macro] | None = None):
         self.ast = ast
         self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
+        self.build_function_macros = function_macros or {}  # its function-like ones
         self.src = source
         self.marker = marker_name
         self.user_headers = user_headers  # functions declared there are the program's (other units)
@@ -225,6 +227,9 @@ class UnitCollector:
         for name in named:
             self.unit.macros[name] = self.build_macros[name].value
         self.unit.macros = dict(sorted(self.unit.macros.items()))
+        self.unit.function_macros = {
+            name: {"params": list(self.build_function_macros[name].params), "body": self.build_function_macros[name].value}
+            for name in self._named_function_macros()}
         taken = {p.variable for p in self.unit.params}
         for name in named:
             macro = self.build_macros[name]
@@ -234,6 +239,21 @@ class UnitCollector:
             line = macro.line if macro.origin == self.marker else 0
             self.unit.params.append(d.ParamDescriptor(variable=name, symbol=name, source=source, function=None,
                                                       line=line, text=macro.value))
+
+    def _named_function_macros(self) -> list[str]:
+        """The build's function-like macros named in the unit's code, in the values of the macros it
+        names, and in their own bodies (``_PB_N`` = ``POLYBENCH_LOOP_BOUND(N,n)``): the symbolic stage
+        expands them where a bound or size uses one."""
+        known = self.build_function_macros
+        todo = [tok.text for tok in self.src.tokens if tok.kind == "ident" and tok.text in known]
+        todo += [w for value in self.unit.macros.values() for w in re.findall(r"[A-Za-z_]\w*", value) if w in known]
+        named: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name not in named:
+                named.add(name)
+                todo += [w for w in re.findall(r"[A-Za-z_]\w*", known[name].value) if w in known]
+        return sorted(named)
 
     def _named_macros(self) -> list[str]:
         """The build's macros named in the unit's code, and those named in their values."""

@@ -294,6 +294,8 @@ def test_sizes_compiled_in_with_d_macros_and_a_header(tmp_path, capsys):
     sources = {p["variable"]: (p["source"], p["text"]) for p in descriptors["params"]}
     assert sources == {"N": ("define", "64"), "NX": ("macro", "100"), "REPS": ("macro", "3")}
     assert descriptors["macros"]["M"] == "(2 * N)"
+    assert descriptors["function_macros"]["LOOP_BOUND"] == {"params": ["x", "y"], "body": "y"}
+    assert descriptors["macros"]["PB_N"] == "LOOP_BOUND(N, n)"
 
 
 def test_old_style_definitions_with_an_implicit_int(tmp_path):

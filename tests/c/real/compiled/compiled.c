@@ -1,6 +1,7 @@
 /* Loops bounded by sizes compiled in (issue 19): -DN=..., a header's data-set size, a macro of a
  * macro, a constant macro, a bound that begins with a macro (M - 1), and a kernel given the size
- * through a local (int n = N). */
+ * through a local (int n = N), and bounds written with function-like macros (PolyBench's
+ * _PB_N - 1, which expands to the kernel's parameter n). */
 #include <stdio.h>
 #include "sizes.h"
 
@@ -15,6 +16,10 @@ static double kernel(int n, double *x)
             x[i] = x[i] * 0.5 + i;
             s += x[i];
         }
+    for (int i = 1; i < PB_N - 1; i++)
+        s += x[i] * 0.25;
+    for (int i = 0; i < HALF_OF(n + 2); i++)
+        s -= x[i];
     return s;
 }
 

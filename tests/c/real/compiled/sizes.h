@@ -10,3 +10,6 @@
 #endif
 #define REPS 3           /* the same in every build: a constant, not a parameter */
 #define M (2 * N)        /* a macro of a macro: the loop bound reads M */
+#define LOOP_BOUND(x, y) y  /* PolyBench's POLYBENCH_LOOP_BOUND: the bound is the kernel's parameter */
+#define PB_N LOOP_BOUND(N, n)
+#define HALF_OF(a) ((a) / 2)
