@@ -24,6 +24,8 @@ from perfeq.symbolic.symbols import RANK, P, T
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
+MAX_EXPONENT = 30  # a parameter this small (and whole) may be the exponent of a size: 2^n, 4^n, 8^n
+OFFSET_SHARE = 0.25  # an offset found from two sizes is at most this share of the form's term
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,22 @@ class CountBase:
             log = sp.log(n, 2)
             forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
                       n / log, n / (P * log)]
+        for n in self.exponent_symbols:  # a size given by its logarithm (NPB MG's lt, HPGMG's log2 box)
+            forms += [2**n, 2**n / P, 4**n, 4**n / P, 8**n, 8**n / P]
         return forms
+
+    @cached_property
+    def exponent_symbols(self) -> list[sp.Symbol]:
+        """The fit symbols that can be the exponent of a size: whole numbers from 1 to
+        :data:`MAX_EXPONENT` in every run (a level count, ``log2`` of a box), which take the power
+        forms 2^n, 4^n, 8^n (a side, a face, a volume of 2^n cells)."""
+        runs = [self.run, *self.extra_runs]
+        found = []
+        for n in self.fit_symbols:
+            values = [self.values(r, 0).get(n) for r in runs]
+            if all(v is not None and float(v).is_integer() and 1 <= v <= MAX_EXPONENT for v in values):
+                found.append(n)
+        return found
 
     def _fit(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
         """Choose c * form for the measured trips per entry.
@@ -222,8 +239,13 @@ class CountBase:
         if not candidates:
             return None, ""
         best_error = min(c[0] for c in candidates)
+        exact_forms = {form: bases for form, bases in bases_of.items() if _polynomial(form)}
+        if best_error > 1e-12:  # an offset from a form, exact at both sizes, before an approximate c * form
+            offset = _offset(samples, exact_forms)
+            if offset[0] is not None:
+                return offset
         if best_error > FIT_TOLERANCE:
-            return _affine(samples, {form: bases for form, bases in bases_of.items() if _polynomial(form)})
+            return _affine(samples, exact_forms)
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
         tied = [c for c in candidates if c[0] <= best_error + 1e-9]
@@ -285,8 +307,37 @@ def _number(expr: sp.Expr, values: dict) -> float | None:
 
 
 def _polynomial(form: sp.Expr) -> bool:
-    """Whether ``form`` is a product of integer powers of the symbols (and floor of one): no log, no root."""
-    return not form.has(sp.log) and all(power.exp.is_integer for power in form.atoms(sp.Pow))
+    """Whether ``form`` is a product of integer powers of the symbols (and floor of one), or of whole
+    numbers to the power of a symbol (2^n): no log, no root."""
+    return not form.has(sp.log) and all(power.exp.is_integer or power.base.is_Integer for power in form.atoms(sp.Pow))
+
+
+def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]]
+            ) -> tuple[sp.Expr | None, str]:
+    """a + b * form through runs that hold exactly two values of the form, when it is exact and
+    plain: b a whole number or one over a whole number (at most 64), a a non-zero whole number no
+    larger than :data:`OFFSET_SHARE` of the form's term (a boundary: ``n - 1`` interior points of
+    PolyBench's jacobi, ``2^lt + 2`` points with ghosts of NPB MG).  Two values cannot check a fit,
+    so only such a structure is taken, and only where no c * form is exact; the first form in the
+    list's order wins."""
+    for form, bases in bases_of.items():
+        if form == 1 or any(b is None for b in bases):
+            continue
+        points: dict[sp.Rational, sp.Rational] = {}
+        for base, (_, trips) in zip(bases, samples, strict=True):
+            x = sp.nsimplify(base, rational=True, tolerance=1e-12 * max(1.0, abs(base)))
+            if points.setdefault(x, trips) != trips:
+                break
+        else:
+            if len(points) != 2:
+                continue
+            (x1, t1), (x2, t2) = sorted(points.items())
+            b = (t2 - t1) / (x2 - x1)
+            a = t1 - b * x1
+            plain = b > 0 and (b.is_integer or (1 / b).is_integer) and max(b, 1 / b) <= 64
+            if plain and a.is_integer and a != 0 and abs(a) <= OFFSET_SHARE * b * x1:
+                return a + b * form, f" (a + b * form exact on {len(samples)} runs at two values of the form)"
+    return None, ""
 
 
 def _affine(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]]

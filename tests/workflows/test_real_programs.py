@@ -459,3 +459,19 @@ def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_plus_b_times_a_fo
     measured = measured_counts(from_trace(run(2, 640, "big.trace")))["total"]
     predicted = model.counts({"n": 640}, 2, 1)["total"]
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.02)
+
+
+def test_offsets_from_two_sizes_exact_at_8x(tmp_path, capsys):
+    """A grid side 2^lt + 2 and an interior n - 2, both set through a pointer argument (NPB MG's
+    setup): fitted from two sizes as a + b * form (no c * form is exact at both), the
+    model reproduces its runs and is exact at lt = 8, n = 1024; the fallbacks say how they were fitted."""
+    instrumented, plain = build(REAL / "offsets.c", tmp_path)
+    same_output(instrumented, plain, 5, 64)
+    small = [trace(instrumented, tmp_path / f"{lt}.trace", lt, n) for lt, n in ((5, 200), (6, 100))]
+    assert cli.main(["model", *map(str, small), "--param", "lt=lt", "--param", "n=n",
+                     "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    fitted = [f for f in data["fallbacks"] if "exact on 2 runs at two values of the form" in f]
+    assert any("2**lt + 2" in f for f in fitted) and any("n - 2" in f for f in fitted), data["fallbacks"]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 8, 1600), {"lt": 8, "n": 1600})
