@@ -83,6 +83,12 @@ class Macro:
     line: int  # its line in that file (0 on the command line)
     params: tuple[str, ...] | None = None  # a function-like macro's parameters; None: object-like
 
+    @property
+    def substitutes(self) -> bool:
+        """A function-like macro whose expansion is plain text substitution: not variadic, no
+        stringizing or pasting (``#``, ``##``) in its body."""
+        return self.params is not None and "..." not in self.params and "#" not in self.value
+
 
 @dataclass
 class Preprocessed:
@@ -91,7 +97,7 @@ class Preprocessed:
     active_lines: set[int]  # original lines that produced output in this build
     user_headers: frozenset[str] = frozenset()  # the included files of the program's own (see _scan_markers)
     macros: dict[str, Macro] = field(default_factory=dict)  # object-like macros of the build (-dD)
-    function_macros: dict[str, Macro] = field(default_factory=dict)  # function-like ones (not variadic)
+    function_macros: dict[str, Macro] = field(default_factory=dict)  # function-like ones
 
 
 def read_source(path: Path) -> tuple[str, str]:
@@ -187,11 +193,9 @@ def _record_macro(macros: dict[str, Macro], function_macros: dict[str, Macro], d
     elif paren:
         macros.pop(name, None)
         signature = re.match(r"([^)]*)\)\s*(.*)", value)
-        params = tuple(p.strip() for p in signature.group(1).split(",")) if signature else ("...",)
-        if signature and "..." not in signature.group(1) and "#" not in signature.group(2):
-            # not variadic, no stringizing or pasting: its expansion is plain text substitution
-            function_macros[name] = Macro(signature.group(2).strip(), origin, line,
-                                          tuple(p for p in params if p))
+        if signature:
+            params = tuple(p.strip() for p in signature.group(1).split(",") if p.strip())
+            function_macros[name] = Macro(signature.group(2).strip(), origin, line, params)
     elif current == "<command-line>":
         macros[name] = Macro(value.strip() or "1", origin, 0)
     else:

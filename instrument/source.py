@@ -145,6 +145,15 @@ class SourceText:
             return None
         return self.text_of(first, last)
 
+    def expansion_extent(self, line: int, column: int) -> tuple[int, int, str] | None:
+        """The first and last original tokens of the macro invocation whose expansion holds the
+        preprocessed position, and its expansion's text without spaces; None outside one."""
+        found = self._expansion_at.get((line, column))
+        if found is None:
+            return None
+        first, last, texts = self._expansions[found]
+        return first, last, "".join(texts)
+
     def expansion_prefix(self, line: int, column: int, generated: str) -> int | None:
         """The first token of the macro invocation whose expansion holds the preprocessed position and
         begins the expression ``generated`` (``MAX_KEY`` of ``MAX_KEY - 1``), parentheses aside; None

@@ -31,6 +31,7 @@ from perfeq.symbolic import fidelity as fidelity_check
 from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
+from perfeq.symbolic.messages import message_counts
 from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, size_symbol
@@ -397,7 +398,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         parameters=parameters,
         items=items,
         nests=nests,
-        fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs),
+        fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs) + _unsited(runs, traces),
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
         unused=unused,
@@ -458,6 +459,29 @@ def _promoted(counter: CountModel, items: list[ModelItem], nests: list[dict], ru
                                  "did not reach the statement that sets it")
         parameters[symbol.name] = {"variable": variable, "value": runs[0].params.get(variable)}
     return parameters, unused
+
+
+def _unsited(runs: list[RunObservation], traces: list[Path]) -> list[str]:
+    """The messages each trace's MPI calls at no known call site sent (calls the program's source
+    does not show: made in a library, or written by a macro perfeq could not see into): they are
+    in neither the model nor the measured counts it is checked against, so they are said here."""
+    found = []
+    for trace, run in zip(traces, runs, strict=True):
+        calls: dict[str, int] = {}
+        sent = 0
+        for ctx in run.contexts():
+            for records in ctx.unsited.values():
+                for rec in records:
+                    messages = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                              comm_rank=rec.comm_rank, root=rec.root).sent
+                    if messages:
+                        sent += messages
+                        calls[rec.call] = calls.get(rec.call, 0) + rec.calls
+        if sent:
+            listed = ", ".join(f"{name} x{n}" for name, n in sorted(calls.items()))
+            found.append(f"{trace}: MPI calls at no known call site sent {sent:g} messages ({listed}, all ranks): "
+                         "not in the model (made in a library, or by a macro perfeq could not see into)")
+    return found
 
 
 def _confounded(parameters: dict[str, dict], runs: list[RunObservation]) -> list[str]:

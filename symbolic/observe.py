@@ -32,6 +32,7 @@ class ContextObservation:
     counters: dict[int, dict[int, int]] = field(default_factory=dict)  # rank -> slot -> count
     mpi: dict[int, dict[int, list]] = field(default_factory=dict)  # rank -> comm site -> MPI records
     values: dict[int, dict[int, Any]] = field(default_factory=dict)  # rank -> value slot -> ValueStat
+    unsited: dict[int, list] = field(default_factory=dict)  # rank -> MPI records of calls at no known site
 
     def counter(self, rank: int, slot: int | None) -> int:
         if slot is None:
@@ -113,6 +114,7 @@ def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObserv
         obs.counters[rank] = dict(counts.counters)
         obs.values[rank] = dict(counts.values)
         obs.mpi[rank] = {site: list(records) for site, records in counts.mpi.items() if site is not None}
+        obs.unsited[rank] = list(counts.mpi.get(None, []))
     for child in node.children:
         observed = _observe(child, obs)
         if observed is not None:

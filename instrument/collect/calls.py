@@ -80,15 +80,49 @@ class CallSites:
         for ternary in ternaries(node):
             self.ternary(ternary)
 
-    def call_extent(self, call: c_ast.FuncCall, name: str) -> tuple[int, int, list[str]] | None:
-        """The call's first and last tokens and its arguments' original text; None if not found."""
+    def call_extent(self, call: c_ast.FuncCall, name: str, macros: bool = False) -> tuple[int, int, list[str]] | None:
+        """The call's first and last tokens and its arguments' original text; None if not found.
+        ``macros``: a call a macro invocation writes (``CHECK(MPI_Send(...))``, ``SEND(buf, n)``) is
+        found in the invocation, once (see :meth:`macro_call_extent`), for a hook around the call."""
         start = self.u.tok(call, name)
         if start is None:
-            return None
+            extent = self.macro_call_extent(call, name) if macros else None
+            if extent is None or extent[0] in self.u.macro_hooked:
+                return None
+            self.u.macro_hooked.add(extent[0])
+            return extent
         try:
             return self._arguments(start, self.src.expect(start + 1, "("))
         except SourceError:
             return None
+
+    def macro_call_extent(self, call: c_ast.FuncCall, name: str) -> tuple[int, int, list[str]] | None:
+        """A call inside a macro's expansion: the whole invocation when it expands to exactly the
+        call (``SEND(buf, n)`` of ``#define SEND(b, n) MPI_Send(b, n, ...)``), with the call's
+        arguments as expanded; else the call written in the invocation's arguments
+        (``CHECK(MPI_Allreduce(...))``), when it is there once and the macro substitutes its
+        arguments as text (no ``#``/``##``: the hook is expanded with the argument, never made a
+        string).  None otherwise."""
+        if not self.u.in_main(call):
+            return None
+        found = self.src.expansion_extent(call.coord.line, call.coord.column)
+        if found is None:
+            return None
+        first, last, _ = found
+        tokens = self.src.tokens
+        if self.u.is_call_macro(tokens[first].text, name, first == last):
+            extent = (first, last, _generated_args(call))
+        else:
+            if not self.u.substituting(tokens[first].text):
+                return None
+            starts = [k for k in range(first + 1, last) if tokens[k].text == name and tokens[k + 1].text == "("]
+            if len(starts) != 1:
+                return None
+            try:
+                extent = self._arguments(starts[0], starts[0] + 1)
+            except SourceError:
+                return None
+        return extent
 
     def _arguments(self, start: int, open_: int) -> tuple[int, int, list[str]]:
         """A call from token ``start`` whose arguments open at ``open_``: its first and last tokens
@@ -112,7 +146,7 @@ class CallSites:
 
     def user_call(self, call: c_ast.FuncCall, name: str, header: dict | None = None) -> None:
         self.u._callgraph.setdefault(self.name, set()).add(name)
-        extent = self.call_extent(call, name)
+        extent = self.call_extent(call, name, macros=name not in self.u.inlined)
         site = len(self.u.unit.calls)
         args = extent[2] if extent is not None else _generated_args(call)
         if name in self.u.inlined:  # a straight-line function: its operations count in this block
@@ -152,7 +186,7 @@ class CallSites:
 
     def mpi_call(self, call: c_ast.FuncCall, name: str) -> None:
         spec = self.u._mpi_calls.get(name)
-        extent = self.call_extent(call, name)
+        extent = self.call_extent(call, name, macros=spec is not None)
         args = extent[2] if extent else _generated_args(call)
         if name in ("MPI_Comm_size", "MPI_Comm_rank") and len(args) == 2:
             variable = args[1].lstrip("&").strip()

@@ -20,6 +20,7 @@ from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import OMP_ONCE, Regions
 from perfeq.instrument.collect.walk import (
     arrays,
+    callee,
     expression_nodes,
     find,
     formal_parameters,
@@ -277,7 +278,16 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 self.end_block(self.src.tokens[end].end, node.coord.line, None)
 
     def simple_fallback(self, node: c_ast.Node) -> None:
+        """A statement not found in the source (a macro wrote it: ``do { ... } while (0)``): its
+        operations counted once, in the current block, and its MPI calls and calls of the program's
+        functions described and, where the invocation shows them, announced (CallSites.call_extent)."""
         self.add_ops(self.counter().count(node))
+        for call in find(node, c_ast.FuncCall):
+            name = callee(call)
+            if name is not None and name.startswith("MPI_"):
+                self.mpi_call(call, name)
+            elif name is not None and name in self.u.user_functions:
+                self.user_call(call, name)
 
     def declaration(self, node: c_ast.Decl) -> None:
         if node.name:

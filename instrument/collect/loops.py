@@ -31,8 +31,10 @@ class LoopStatements(LoopPlanning):
         self._ensure_block()
         start = self.u.tok(node, kind)
         if start is None:
-            self.u.warn(node.coord.line, node.coord.column, f"{kind} loop not found in the source "
-                        "(written by a macro?); it is not instrumented")
+            if not (kind == "do" and isinstance(node.cond, c_ast.Constant) and node.cond.value == "0"):
+                # (a macro's do { ... } while (0) runs once: no loop to instrument)
+                self.u.warn(node.coord.line, node.coord.column, f"{kind} loop not found in the source "
+                            "(written by a macro?); it is not instrumented")
             self.simple_fallback(node)
             return None
         saved = (self.scope, len(self.loops), len(self.loop_scopes), len(self.regions), self.parallel,

@@ -66,6 +66,7 @@ class UnitCollector:
         self._callgraph: dict[str, set[str]] = {}
         self._mpi_calls = summaries.mpi_table()
         self._enumerators: set[str] | None = None
+        self.macro_hooked: set[int] = set()  # first tokens of the calls hooked inside macro invocations
 
     # ---- helpers --------------------------------------------------------------------------
     def in_main(self, node: c_ast.Node) -> bool:
@@ -229,7 +230,7 @@ class UnitCollector:
         self.unit.macros = dict(sorted(self.unit.macros.items()))
         self.unit.function_macros = {
             name: {"params": list(self.build_function_macros[name].params), "body": self.build_function_macros[name].value}
-            for name in self._named_function_macros()}
+            for name in self._named_function_macros() if self.build_function_macros[name].substitutes}
         taken = {p.variable for p in self.unit.params}
         for name in named:
             macro = self.build_macros[name]
@@ -254,6 +255,41 @@ class UnitCollector:
                 named.add(name)
                 todo += [w for w in re.findall(r"[A-Za-z_]\w*", known[name].value) if w in known]
         return sorted(named)
+
+    def is_call_macro(self, macro: str, callee: str, alone: bool) -> bool:
+        """Whether an invocation of ``macro`` (``alone``: a name without arguments) is one call of
+        ``callee`` and nothing else, by the macro's definition: ``#define SEND(b, n) MPI_Send(b, n,
+        ...)``, ``#define SYNC MPI_Barrier(MPI_COMM_WORLD)``."""
+        function_like = self.build_function_macros.get(macro)
+        defined = self.build_macros.get(macro) if alone else function_like
+        if defined is None or (function_like is not None) == alone:
+            return False
+        body = defined.value.strip()
+        match = re.match(rf"{re.escape(callee)}\s*\(", body)
+        if match is None:
+            return False
+        depth = 0
+        for index in range(match.end() - 1, len(body)):
+            depth += {"(": 1, ")": -1}.get(body[index], 0)
+            if depth == 0:
+                return index == len(body) - 1
+        return False
+
+    def substituting(self, name: str) -> bool:
+        """Whether an invocation of macro ``name`` expands its arguments as plain text: it and every
+        function-like macro its body reaches substitute (no ``#``, ``##``, not variadic), so a hook
+        put around an argument's call is expanded with it and never turned into a string."""
+        known, seen, todo = self.build_function_macros, set(), [name]
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            macro = known.get(current)
+            if macro is None or not macro.substitutes:
+                return False
+            todo += [w for w in re.findall(r"[A-Za-z_]\w*", macro.value) if w in known]
+        return True
 
     def _named_macros(self) -> list[str]:
         """The build's macros named in the unit's code, and those named in their values."""
