@@ -104,6 +104,8 @@ class _Converter:
     def v_UnaryOp(self, node: c_ast.UnaryOp) -> sp.Expr:
         if node.op == "sizeof":
             return sp.Integer(self._sizeof(node.expr))
+        if node.op == "*" and isinstance(node.expr, c_ast.ID):  # *p: what the function stored there
+            return self.resolve("*" + node.expr.name)
         value = self.visit(node.expr)
         if node.op == "-":
             return -value

@@ -121,6 +121,9 @@ class Resolver:
             return to_sympy(assignment.text, sub)
         if path_root(name) in self.fdesc.params:  # n, or cmd.nx of a struct parameter cmd
             return formal_symbol(self.fdesc.name, name)
+        value = self._out_argument(name)
+        if value is not None:
+            return value
         symbol = self._parameter(name)
         if symbol is not None:
             return symbol
@@ -163,6 +166,43 @@ class Resolver:
             ):
                 return parameter_symbol(p)
         return None
+
+    def _out_argument(self, name: str) -> sp.Expr | None:
+        """A local the function gives its value by passing its address to a call, before this point
+        and once (``setup(&n1, lt)``), to a function of the program that sets it through that
+        parameter with one unconditional ``*p = expr;`` outside loops: ``expr`` resolved in the
+        callee, its parameters replaced by the call's arguments resolved here.  None when no call
+        takes ``&name``; Unresolved when the value cannot be known that way."""
+        if not name.isidentifier():
+            return None
+        passing = [c for c in self.unit.data.calls
+                   if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
+        if not passing:
+            return None
+        if len(passing) > 1 or passing[0].line > self.line or passing[0].loop is not None \
+                or self._conditional(passing[0].block):
+            raise Unresolved(f"'{name}' is set through its address by calls (line {passing[0].line})")
+        call = passing[0]
+        position = next(i for i, a in enumerate(call.args) if a.replace(" ", "") == f"&{name}")
+        for unit in self.unit.peers:
+            for index, function in enumerate(unit.functions):
+                if function.name != call.callee or position >= len(function.params):
+                    continue
+                target = f"*{function.params[position]}"
+                sets = [a for a in function.assignments if a.variable in (target, f"{function.params[position]}[0]")]
+                sub = Resolver(unit, index, None, function.line, self.param_symbols)
+                sub.depth = self.depth + 1
+                straight = function.inlined_ops is not None  # a straight-line function: every statement runs
+                if len(sets) != 1 or sets[0].op != "=" or sets[0].loop is not None or (
+                        not straight and sub._conditional(sets[0].block)):
+                    raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
+                sub.line = sets[0].line
+                value = to_sympy(sets[0].text, sub)
+                at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
+                at_call.depth = self.depth + 1
+                formals = formal_arguments(function.name, function.params, call.args, value.free_symbols)
+                return value.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
+        raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
 
     def _global_value(self, name: str) -> sp.Expr | None:
         """A global this function does not assign: the value of its one assignment in the program

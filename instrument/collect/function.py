@@ -164,8 +164,12 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.params.append(name)
             self.scope.names[name] = type_of_decl(typ, self.u.typedefs)
         if self.name in self.u.inlined:
-            # straight-line code: its operations are added to every caller's block, no hooks
-            self.u.unit.functions.append(self.descriptor(nslots=0, nvalues=0, entry_block=-1, assignments=[],
+            # straight-line code: its operations are added to every caller's block, no hooks; its
+            # assignments (no block: each runs once per call) tell what it sets through pointers
+            for item in fd.body.block_items or []:
+                if isinstance(item, c_ast.Assignment):
+                    self.record_assignment(item)
+            self.u.unit.functions.append(self.descriptor(nslots=0, nvalues=0, entry_block=-1, assignments=self.assignments,
                                                          inlined_ops=self.u.inlined[self.name].to_dict()))
             return
         brace = self.u.tok(fd.body, "{")
@@ -367,10 +371,17 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     def record_assignment(self, node: c_ast.Node) -> None:
         """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``: what resolution may use (by the
         lvalue's canonical spelling, perfeq.arguments.canonical_lvalue); and every ``n++``/``--n`` in
-        the statement, an update that makes ``n`` no constant (``npart++`` under an if)."""
+        the statement, an update that makes ``n`` no constant (``npart++`` under an if); and ``*p = ...``
+        of a pointer parameter ``p`` as ``*p``, the value a caller's ``&n`` argument gets (NPB MG's
+        ``setup(&n1, ..., lt)``)."""
         self._record_increments(node)
         path = lvalue_path(node.lvalue) if isinstance(node, c_ast.Assignment) else None
-        if path is None or isinstance(node.lvalue, c_ast.UnaryOp):
+        if path is not None and isinstance(node.lvalue, c_ast.UnaryOp):
+            target = node.lvalue
+            if not (target.op == "*" and isinstance(target.expr, c_ast.ID) and target.expr.name in self.params):
+                return
+            path = "*" + target.expr.name
+        if path is None:
             return
         start = self.u.tok(node)
         if start is None:

@@ -462,8 +462,7 @@ def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_plus_b_times_a_fo
 
 
 def test_offsets_from_two_sizes_exact_at_8x(tmp_path, capsys):
-    """A grid side 2^lt + 2 and an interior n - 2, both set through a pointer argument (NPB MG's
-    setup): fitted from two sizes as a + b * form (no c * form is exact at both), the
+    """A grid side 2^lt + 2 and an interior n - 2, both counted in loops (data to perfeq): fitted from two sizes as a + b * form (no c * form is exact at both), the
     model reproduces its runs and is exact at lt = 8, n = 1024; the fallbacks say how they were fitted."""
     instrumented, plain = build(REAL / "offsets.c", tmp_path)
     same_output(instrumented, plain, 5, 64)
@@ -503,3 +502,16 @@ def test_mpi_calls_written_through_macros_are_counted(tmp_path):
     assert_exact(tmp_path / "m.json", big, {"n": 800})
     # each rank's 10 allreduces of 8 bytes on 2 processes, and rank 0's 10 broadcasts of 80 bytes
     assert measured_counts(from_trace(big))["total"]["bytes"] == 2 * 10 * 8 + 10 * 80
+
+
+def test_sizes_set_through_pointer_arguments_are_symbolic(tmp_path):
+    """setup(&n1, lt) with *n1 = (1 << lt) + 2 (NPB MG) and block_range(n, 4, 1, &first, &last): the
+    loops they bound are symbolic (no fallback) and exact at 8x."""
+    instrumented, plain = build(REAL / "outparams.c", tmp_path)
+    same_output(instrumented, plain, 5, 64)
+    small = [trace(instrumented, tmp_path / f"{lt}.trace", lt, n) for lt, n in ((5, 200), (6, 100))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    assert set(data["parameters"]) == {"lt", "n"}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 8, 1600), {"lt": 8, "n": 1600})
