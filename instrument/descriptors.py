@@ -240,6 +240,7 @@ class UnitDescriptors:
     datatypes: list[DatatypeDescriptor] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     function_macros: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"params", "body"}
+    enumerators: dict[str, int] = field(default_factory=dict)  # enumeration constants the code names
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:

@@ -132,6 +132,8 @@ class Resolver:
             return value
         if name in self.unit.macros:
             return to_sympy(self.unit.macros[name], self)
+        if name in self.unit.data.enumerators:
+            return sp.Integer(self.unit.data.enumerators[name])
         raise Unresolved(f"'{name}'")
 
     def expand_macro(self, name: str, args: list[str]) -> str | None:

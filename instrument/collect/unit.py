@@ -185,6 +185,26 @@ class UnitCollector:
                                  for n in find(ext, c_ast.Enumerator)}
         return self._enumerators
 
+    def enumerator_values(self) -> dict[str, int]:
+        """The values of the file-scope enumeration constants the unit's code names
+        (``enum {totalTimer, ..., numberOfTimers};``: a loop to ``numberOfTimers``), where each
+        follows from the ones before it (implicit, an integer, or +, -, *, <<, |, & of those)."""
+        used = {tok.text for tok in self.src.tokens if tok.kind == "ident"}
+        values: dict[str, int] = {}
+        for ext in self.ast.ext:
+            if isinstance(ext, c_ast.FuncDef):
+                continue
+            for enum in find(ext, c_ast.EnumeratorList):
+                following: int | None = 0
+                for item in enum.enumerators:
+                    value = following if item.value is None else _integer(item.value, values)
+                    if value is None:
+                        following = None
+                        continue
+                    values[item.name] = value
+                    following = value + 1
+        return {name: value for name, value in sorted(values.items()) if name in used}
+
     def array_extents(self, decl: c_ast.Decl) -> list[str]:
         """Original text of each [extent] after the declared name."""
         index = self.tok(decl, decl.name)
@@ -228,6 +248,7 @@ class UnitCollector:
         for name in named:
             self.unit.macros[name] = self.build_macros[name].value
         self.unit.macros = dict(sorted(self.unit.macros.items()))
+        self.unit.enumerators = self.enumerator_values()
         self.unit.function_macros = {
             name: {"params": list(self.build_function_macros[name].params), "body": self.build_function_macros[name].value}
             for name in self._named_function_macros() if self.build_function_macros[name].substitutes}
@@ -302,3 +323,28 @@ class UnitCollector:
                 todo += [w for w in re.findall(r"[A-Za-z_]\w*", self.build_macros[name].value)
                          if w in self.build_macros]
         return sorted(named)
+
+
+_INTEGER_OPERATIONS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+                       "<<": lambda a, b: a << b, "|": lambda a, b: a | b, "&": lambda a, b: a & b}
+
+
+def _integer(node: c_ast.Node, known: dict[str, int]) -> int | None:
+    """The value of an enumerator's integer constant expression, or None."""
+    if isinstance(node, c_ast.Constant) and node.type == "int":
+        try:
+            text = node.value.rstrip("uUlL")
+            return int(text, 8) if len(text) > 1 and text[0] == "0" and text[1] not in "xXbB" else int(text, 0)
+        except ValueError:
+            return None
+    if isinstance(node, c_ast.ID):
+        return known.get(node.name)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        value = _integer(node.expr, known)
+        return None if value is None else (-value if node.op == "-" else value)
+    if isinstance(node, c_ast.BinaryOp) and node.op in _INTEGER_OPERATIONS:
+        left, right = _integer(node.left, known), _integer(node.right, known)
+        if left is None or right is None or (node.op == "<<" and not 0 <= right < 64):
+            return None
+        return _INTEGER_OPERATIONS[node.op](left, right)
+    return None

@@ -515,3 +515,18 @@ def test_sizes_set_through_pointer_arguments_are_symbolic(tmp_path):
     assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
     assert set(data["parameters"]) == {"lt", "n"}
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 8, 1600), {"lt": 8, "n": 1600})
+
+
+def test_enumeration_constants_bound_loops_symbolically(tmp_path):
+    """for (t = 0; t < numberOfTimers; t++) (CoMD) and an enumerator built from earlier ones
+    (STENCIL = WIDTH + 2, WIDTH = 1 << LOG_WIDTH): symbolic, no fallback, exact at 8x."""
+    instrumented, plain = build(REAL / "enums.c", tmp_path)
+    same_output(instrumented, plain, 7)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    descriptors = json.loads((tmp_path / "build" / "enums.perfeq.json").read_text())
+    assert descriptors["enumerators"] == {"LOG_WIDTH": 3, "STENCIL": 10, "WIDTH": 8, "commTimer": 3,
+                                          "forceTimer": 2, "loopTimer": 1, "numberOfTimers": 4, "totalTimer": 0}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80), {"n": 80})
