@@ -216,7 +216,11 @@ class CountBase:
         """
         values, trips = samples[0]
         if any(t <= 0 for _, t in samples):
-            return None, ""
+            if len(samples) == 1 or any(t < 0 for _, t in samples):
+                return None, ""
+            # a level count may start at 0 (the levels below the first: 0 at one box, 1 at eight)
+            levels = {sp.log(n, 2): [_finite(sp.log(n, 2).subs(v)) for v, _ in samples] for n in self.fit_symbols}
+            return _offset(samples, levels, set(levels))
         if len(samples) == 1:
             for form in self._forms()[:5 * max(1, len(self.fit_symbols))]:
                 if form.func in (sp.log, sp.Mul) and form.has(sp.log):
@@ -240,8 +244,9 @@ class CountBase:
             return None, ""
         best_error = min(c[0] for c in candidates)
         exact_forms = {form: bases for form, bases in bases_of.items() if _polynomial(form)}
+        levels = {sp.log(n, 2): bases_of[sp.log(n, 2)] for n in self.fit_symbols if sp.log(n, 2) in bases_of}
         if best_error > 1e-12:  # an offset from a form, exact at both sizes, before an approximate c * form
-            offset = _offset(samples, exact_forms)
+            offset = _offset(samples, {**exact_forms, **levels}, set(levels))
             if offset[0] is not None:
                 return offset
         if best_error > FIT_TOLERANCE:
@@ -312,14 +317,16 @@ def _polynomial(form: sp.Expr) -> bool:
     return not form.has(sp.log) and all(power.exp.is_integer or power.base.is_Integer for power in form.atoms(sp.Pow))
 
 
-def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]]
-            ) -> tuple[sp.Expr | None, str]:
+def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]],
+            levels: set[sp.Expr] = frozenset()) -> tuple[sp.Expr | None, str]:
     """a + b * form through runs that hold exactly two values of the form, when it is exact and
     plain: b a whole number or one over a whole number (at most 64), a a non-zero whole number no
     larger than :data:`OFFSET_SHARE` of the form's term (a boundary: ``n - 1`` interior points of
-    PolyBench's jacobi, ``2^lt + 2`` points with ghosts of NPB MG).  Two values cannot check a fit,
-    so only such a structure is taken, and only where no c * form is exact; the first form in the
-    list's order wins."""
+    PolyBench's jacobi, ``2^lt + 2`` points with ghosts of NPB MG).  A ``levels`` form (log2 n) is
+    a level count: b one over a whole number up to 8 (a level per doubling of a side, a face or a
+    volume), a whole number up to 32 (HPGMG's 5 + log2(boxes) / 3 multigrid levels).  Two values
+    cannot check a fit, so only such a structure is taken, and only where no c * form is exact;
+    the first form in the list's order wins."""
     for form, bases in bases_of.items():
         if form == 1 or any(b is None for b in bases):
             continue
@@ -334,8 +341,12 @@ def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
             (x1, t1), (x2, t2) = sorted(points.items())
             b = (t2 - t1) / (x2 - x1)
             a = t1 - b * x1
-            plain = b > 0 and (b.is_integer or (1 / b).is_integer) and max(b, 1 / b) <= 64
-            if plain and a.is_integer and a != 0 and abs(a) <= OFFSET_SHARE * b * x1:
+            if form in levels:
+                plain = b > 0 and (1 / b).is_integer and 1 / b <= 8 and a.is_integer and abs(a) <= 32
+            else:
+                plain = b > 0 and (b.is_integer or (1 / b).is_integer) and max(b, 1 / b) <= 64 and \
+                    a.is_integer and a != 0 and abs(a) <= OFFSET_SHARE * b * x1
+            if plain:
                 return a + b * form, f" (a + b * form exact on {len(samples)} runs at two values of the form)"
     return None, ""
 

@@ -530,3 +530,16 @@ def test_enumeration_constants_bound_loops_symbolically(tmp_path):
     assert descriptors["enumerators"] == {"LOG_WIDTH": 3, "STENCIL": 10, "WIDTH": 8, "commTimer": 3,
                                           "forceTimer": 2, "loopTimer": 1, "numberOfTimers": 4, "totalTimer": 0}
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80), {"n": 80})
+
+
+def test_a_level_count_is_fitted_as_a_logarithm_from_two_sizes(tmp_path):
+    """Levels found by a loop (4, 5 at 1, 8 boxes): fitted as 4 + log2(boxes) / 3 (they were the
+    first run's constant), and exact at 64 boxes."""
+    instrumented, plain = build(REAL / "levels.c", tmp_path)
+    same_output(instrumented, plain, 8)
+    small = [trace(instrumented, tmp_path / f"{b}.trace", b) for b in (1, 8)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert any("exact on 2 runs at two values of the form" in f and "log(boxes)" in f for f in data["fallbacks"])
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 64), {"boxes": 64})
