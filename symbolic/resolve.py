@@ -121,12 +121,12 @@ class Resolver:
             return to_sympy(assignment.text, sub)
         if path_root(name) in self.fdesc.params:  # n, or cmd.nx of a struct parameter cmd
             return formal_symbol(self.fdesc.name, name)
+        symbol = self._parameter(name)
+        if symbol is not None:  # (a parameter recorded where a parsing helper set it comes first)
+            return symbol
         value = self._out_argument(name)
         if value is not None:
             return value
-        symbol = self._parameter(name)
-        if symbol is not None:
-            return symbol
         value = self._global_value(name)
         if value is not None:
             return value
@@ -170,12 +170,12 @@ class Resolver:
         return None
 
     def _out_argument(self, name: str) -> sp.Expr | None:
-        """A local the function gives its value by passing its address to a call, before this point
+        """A local (not a parameter candidate) the function gives its value by passing its address to a call, before this point
         and once (``setup(&n1, lt)``), to a function of the program that sets it through that
         parameter with one unconditional ``*p = expr;`` outside loops: ``expr`` resolved in the
         callee, its parameters replaced by the call's arguments resolved here.  None when no call
         takes ``&name``; Unresolved when the value cannot be known that way."""
-        if not name.isidentifier():
+        if not name.isidentifier() or name not in self.fdesc.locals:
             return None
         passing = [c for c in self.unit.data.calls
                    if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
