@@ -145,14 +145,11 @@ class SourceText:
             return None
         return self.text_of(first, last)
 
-    def expansion_extent(self, line: int, column: int) -> tuple[int, int, str] | None:
+    def expansion_extent(self, line: int, column: int) -> tuple[int, int] | None:
         """The first and last original tokens of the macro invocation whose expansion holds the
-        preprocessed position, and its expansion's text without spaces; None outside one."""
+        preprocessed position; None outside one."""
         found = self._expansion_at.get((line, column))
-        if found is None:
-            return None
-        first, last, texts = self._expansions[found]
-        return first, last, "".join(texts)
+        return None if found is None else self._expansions[found][:2]
 
     def expansion_prefix(self, line: int, column: int, generated: str) -> int | None:
         """The first token of the macro invocation whose expansion holds the preprocessed position and

@@ -108,21 +108,19 @@ class CallSites:
         found = self.src.expansion_extent(call.coord.line, call.coord.column)
         if found is None:
             return None
-        first, last, _ = found
+        first, last = found
         tokens = self.src.tokens
         if self.u.is_call_macro(tokens[first].text, name, first == last):
-            extent = (first, last, _generated_args(call))
-        else:
-            if not self.u.substituting(tokens[first].text):
-                return None
-            starts = [k for k in range(first + 1, last) if tokens[k].text == name and tokens[k + 1].text == "("]
-            if len(starts) != 1:
-                return None
-            try:
-                extent = self._arguments(starts[0], starts[0] + 1)
-            except SourceError:
-                return None
-        return extent
+            return first, last, _generated_args(call)
+        if not self.u.substituting(tokens[first].text):
+            return None
+        starts = [k for k in range(first + 1, last) if tokens[k].text == name and tokens[k + 1].text == "("]
+        if len(starts) != 1:
+            return None
+        try:
+            return self._arguments(starts[0], starts[0] + 1)
+        except SourceError:
+            return None
 
     def _arguments(self, start: int, open_: int) -> tuple[int, int, list[str]]:
         """A call from token ``start`` whose arguments open at ``open_``: its first and last tokens

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field, replace
 
@@ -267,15 +268,9 @@ class UnitCollector:
         names, and in their own bodies (``_PB_N`` = ``POLYBENCH_LOOP_BOUND(N,n)``): the symbolic stage
         expands them where a bound or size uses one."""
         known = self.build_function_macros
-        todo = [tok.text for tok in self.src.tokens if tok.kind == "ident" and tok.text in known]
-        todo += [w for value in self.unit.macros.values() for w in re.findall(r"[A-Za-z_]\w*", value) if w in known]
-        named: set[str] = set()
-        while todo:
-            name = todo.pop()
-            if name not in named:
-                named.add(name)
-                todo += [w for w in re.findall(r"[A-Za-z_]\w*", known[name].value) if w in known]
-        return sorted(named)
+        names = [tok.text for tok in self.src.tokens if tok.kind == "ident"]
+        names += [w for value in self.unit.macros.values() for w in _IDENTIFIER.findall(value)]
+        return sorted(_reached(names, known))
 
     def is_call_macro(self, macro: str, callee: str, alone: bool) -> bool:
         """Whether an invocation of ``macro`` (``alone``: a name without arguments) is one call of
@@ -300,33 +295,31 @@ class UnitCollector:
         """Whether an invocation of macro ``name`` expands its arguments as plain text: it and every
         function-like macro its body reaches substitute (no ``#``, ``##``, not variadic), so a hook
         put around an argument's call is expanded with it and never turned into a string."""
-        known, seen, todo = self.build_function_macros, set(), [name]
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            macro = known.get(current)
-            if macro is None or not macro.substitutes:
-                return False
-            todo += [w for w in re.findall(r"[A-Za-z_]\w*", macro.value) if w in known]
-        return True
+        known = self.build_function_macros
+        return name in known and all(known[n].substitutes for n in _reached([name], known))
 
     def _named_macros(self) -> list[str]:
         """The build's macros named in the unit's code, and those named in their values."""
-        todo = [tok.text for tok in self.src.tokens if tok.kind == "ident" and tok.text in self.build_macros]
-        named: set[str] = set()
-        while todo:
-            name = todo.pop()
-            if name not in named:
-                named.add(name)
-                todo += [w for w in re.findall(r"[A-Za-z_]\w*", self.build_macros[name].value)
-                         if w in self.build_macros]
-        return sorted(named)
+        return sorted(_reached([tok.text for tok in self.src.tokens if tok.kind == "ident"], self.build_macros))
 
 
-_INTEGER_OPERATIONS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-                       "<<": lambda a, b: a << b, "|": lambda a, b: a | b, "&": lambda a, b: a & b}
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _reached(names: list[str], known: dict[str, Macro]) -> set[str]:
+    """The macros of ``known`` among ``names``, and those their values name, transitively."""
+    todo = [name for name in names if name in known]
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += [w for w in _IDENTIFIER.findall(known[name].value) if w in known]
+    return reached
+
+
+_INTEGER_OPERATIONS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "<<": operator.lshift,
+                       "|": operator.or_, "&": operator.and_}
 
 
 def _integer(node: c_ast.Node, known: dict[str, int]) -> int | None:
