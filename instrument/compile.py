@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfeq.errors import BuildError, UsageError
-from perfeq.instrument.instrumenter import Instrumented, instrument_file
+from perfeq.instrument.instrumenter import Instrumented, instrument_file, parse_file
 from perfeq.runtime.build import RUNTIME_DIR, build_runtime
 
 _NO_LINK = ("-c", "-E", "-S", "-M", "-MM")
@@ -63,15 +63,22 @@ def compile_instrumented(
     new_args = list(line.args)
     units: list[Instrumented] = []
     seen: set[str] = set()
+    parsed = {}
     for index in line.sources:
         source = Path(line.args[index])
         if not source.is_file():
             raise UsageError(f"{source}: no such file")
+        parsed[index] = parse_file(source, line.compiler, line.flags)
+    # one program: a call into another unit of the line is announced wherever its prototype is
+    program = frozenset().union(*(p.defined_functions() for p in parsed.values()))
+    for index in line.sources:
+        source = Path(line.args[index])
         stem = source.stem
         while stem in seen:
             stem = f"{stem}_{len(seen)}"
         seen.add(stem)
-        result = instrument_file(source, build_dir / f"{stem}.perfeq.c", line.compiler, line.flags, params)
+        result = instrument_file(source, build_dir / f"{stem}.perfeq.c", line.compiler, line.flags, params,
+                                 parsed=parsed[index], program_functions=program)
         for warning in result.warnings:
             print(f"perfeq: {warning}", file=sys.stderr)
         units.append(result)

@@ -6,12 +6,14 @@ import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pycparser import c_ast
+
 from perfeq.errors import InstrumentError, UsageError
 from perfeq.files import write_atomic
 from perfeq.instrument import insert
 from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
-from perfeq.instrument.preprocess import parse, preprocess, read_source
+from perfeq.instrument.preprocess import Preprocessed, parse, preprocess, read_source
 from perfeq.instrument.source import SourceError, SourceText
 from perfeq.toolchain import find_program
 
@@ -48,29 +50,28 @@ def instrument_file(
     compiler: list[str] | None = None,
     flags: list[str] | None = None,
     params: dict[str, str] | None = None,
+    parsed: Parsed | None = None,
+    program_functions: frozenset[str] = frozenset(),
 ) -> Instrumented:
     """Instrument ``path`` into ``output`` (and its descriptor JSON beside it).
 
     ``params`` maps model symbols to the program's variables or macros (``--param N=n``).
+    ``parsed``: the file already read and parsed (:func:`parse_file`); ``program_functions``: the
+    functions the program's other units define (their calls are announced like this unit's own).
     Nothing is written when an error is raised; the input file is never modified.
     """
     path = Path(path)
     output = Path(output)
-    if not path.is_file():
-        raise UsageError(f"{path}: no such file")
-    if path.suffix != ".c":
-        raise UsageError(f"{path}: not a C source file (perfeq instruments .c files)")
     if output.resolve() == path.resolve():
         raise UsageError(f"{path}: the output would overwrite the source; choose another -o")
-    display = str(path)
-    text, encoding = read_source(path)
-    pre = preprocess(path, compiler or default_compiler(), flags or [], encoding)
-    ast = parse(pre, text.split("\n"), display)
+    if parsed is None:
+        parsed = parse_file(path, compiler, flags)
+    display, text, encoding, pre, ast = parsed.display, parsed.text, parsed.encoding, parsed.pre, parsed.ast
     try:
         source = SourceText(display, text, pre.active_lines)
         source.align_preprocessed(pre.text, pre.marker_name)
         collector = UnitCollector(ast, source, pre.marker_name, display, pre.user_headers, pre.macros,
-                                  pre.function_macros)
+                                  pre.function_macros, program_functions)
         unit = collector.collect()
     except SourceError as exc:
         raise InstrumentError(str(exc)) from None
@@ -83,6 +84,36 @@ def instrument_file(
     write_atomic(descriptors_path, unit.to_json())
     write_atomic(output, content.encode(encoding))
     return Instrumented(path, output, descriptors_path, unit)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A source file read, preprocessed for analysis and parsed."""
+
+    display: str
+    text: str
+    encoding: str
+    pre: Preprocessed
+    ast: c_ast.FileAST
+
+    def defined_functions(self) -> set[str]:
+        """The functions this file itself defines (not its headers')."""
+        return {ext.decl.name for ext in self.ast.ext
+                if isinstance(ext, c_ast.FuncDef) and ext.coord is not None
+                and ext.coord.file == self.pre.marker_name}
+
+
+def parse_file(path: Path, compiler: list[str] | None = None, flags: list[str] | None = None) -> Parsed:
+    """Read, preprocess (with the build's compiler and flags) and parse one .c file."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    if path.suffix != ".c":
+        raise UsageError(f"{path}: not a C source file (perfeq instruments .c files)")
+    display = str(path)
+    text, encoding = read_source(path)
+    pre = preprocess(path, compiler or default_compiler(), flags or [], encoding)
+    return Parsed(display, text, encoding, pre, parse(pre, text.split("\n"), display))
 
 
 def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) -> None:

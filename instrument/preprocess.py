@@ -142,12 +142,34 @@ def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str 
         stderr = proc.stderr.decode("utf-8", errors="replace")
         first = next((ln for ln in stderr.splitlines() if "error" in ln), stderr.strip())
         raise InstrumentError(f"preprocessing failed: {first.strip()}", location=None)
-    return _scan_markers(_decode_lines(proc.stdout, encoding), str(path))
+    return _scan_markers(_decode_lines(proc.stdout, encoding), str(path), _include_dirs(flags))
 
 
-def _scan_markers(text: str, path: str) -> Preprocessed:
+def _include_dirs(flags: list[str]) -> tuple[Path, ...]:
+    """The folders the compile line itself names with -I or -iquote (not the compiler wrapper's):
+    a header found there is the program's own, unless the folder holds MPI's or OpenMP's header."""
+    found: list[str] = []
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag in ("-I", "-iquote") and i + 1 < len(flags):
+            found.append(flags[i + 1])
+            i += 2
+            continue
+        if flag.startswith("-iquote") and len(flag) > len("-iquote"):
+            found.append(flag[len("-iquote"):])
+        elif flag.startswith("-I") and len(flag) > 2:
+            found.append(flag[2:])
+        i += 1
+    dirs = (Path(f) for f in found)
+    return tuple(d.resolve() for d in dirs
+                 if d.is_dir() and not any((d / h).exists() for h in ("mpi.h", "omp.h")))
+
+
+def _scan_markers(text: str, path: str, include_dirs: tuple[Path, ...] = ()) -> Preprocessed:
     """The main file's name in the line markers, its lines that produced output, the headers of
-    the program's own (not system headers, flag 3, in the source's folder or the working one), and
+    the program's own (not system headers, flag 3, in the source's folder, the working one or a folder
+    the compile line names with -I), and
     the object-like macros defined at the end of the unit, with where each was defined; the
     ``#define``/``#undef`` lines of ``-dD`` are blanked (pycparser does not read them)."""
     marker_name = None
@@ -175,7 +197,7 @@ def _scan_markers(text: str, path: str) -> Preprocessed:
         elif current == marker_name and raw.strip():
             active.add(line)
         line += 1
-    homes = (Path(path).resolve().parent, Path.cwd().resolve())
+    homes = (Path(path).resolve().parent, Path.cwd().resolve(), *include_dirs)
     own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
     return Preprocessed(text="\n".join(lines), marker_name=marker_name or path, active_lines=active,
                         user_headers=own, macros=macros, function_macros=function_macros)

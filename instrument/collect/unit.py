@@ -46,7 +46,8 @@ class UnitCollector:
 
     def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
                  user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None,
-                 function_macros: dict[str, Macro] | None = None):
+                 function_macros: dict[str, Macro] | None = None,
+                 program_functions: frozenset[str] = frozenset()):
         self.ast = ast
         self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
         self.build_function_macros = function_macros or {}  # its function-like ones
@@ -60,7 +61,7 @@ class UnitCollector:
         self.fields: dict = {}
         self.structs: dict[str, dict] = {}  # struct key -> its members' CTypes, by name
         self.globals = Scope()
-        self.user_functions: set[str] = set()
+        self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
         self.defined: list[c_ast.FuncDef] = []
         self.unit = d.UnitDescriptors(source=display, digest="", instrumented="")
         self._seq = 0

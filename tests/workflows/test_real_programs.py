@@ -543,3 +543,28 @@ def test_a_level_count_is_fitted_as_a_logarithm_from_two_sizes(tmp_path):
     assert data["self_check"]["worst_error"] == 0
     assert any("exact on 2 runs at two values of the form" in f and "log(boxes)" in f for f in data["fallbacks"])
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 64), {"boxes": 64})
+
+
+def test_helpers_in_sibling_folders_are_the_programs_calls(tmp_path, monkeypatch):
+    """ParRes Kernels' layout: main.c in app/, its helpers in ../common/*.c, their prototypes in
+    ../include (through -I) and in ../common/checks.h, included by a relative path.  Neither header was the
+    program's own (not in the source's folder), so the calls were not announced: the helpers ran at
+    an unknown call site, their loop fitted over all contexts and their Allreduce "as measured" and
+    left out of the model (self-check +98 %).  Now a header under the line's -I folders is the
+    program's, and perfeq cc tells every unit what the line's other units define."""
+    folder = REAL / "splitdirs"
+    monkeypatch.chdir(folder / "app")
+    run = mpi_program(tmp_path, Path("-I../include"), Path("main.c"), Path("../common/kernels.c"),
+                      Path("../common/checks.c"))
+    descriptors = json.loads((tmp_path / "build" / "main.perfeq.json").read_text())
+    assert {c["callee"] for c in descriptors["calls"] if c["instrumented"]} == {"sweep", "check_all"}
+    traces = [run(p, n, f"t{n}.{p}") for n in (16, 32) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert not load_model(tmp_path / "m.json").fallbacks
+    for procs in (1, 2):
+        assert_exact(tmp_path / "m.json", run(procs, 256, f"big.{procs}"), {"n": 256})
+    # compiled alone (a Makefile's -c), main.c still knows sweep() from the -I folder's header
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "alone"), "--", find_mpi().mpicc, "-I../include",
+                     "-c", "main.c", "-o", str(tmp_path / "main.o")]) == 0
+    alone = json.loads((tmp_path / "alone" / "main.perfeq.json").read_text())
+    assert {c["callee"] for c in alone["calls"] if c["instrumented"]} == {"sweep"}
