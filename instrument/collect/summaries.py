@@ -50,14 +50,31 @@ def reaches(callgraph: dict[str, set[str]], start: str, target: str, seen: set[s
     return False
 
 
-def straight_line_functions(defined, user_functions, typedefs, fields, globals_) -> dict[str, OpCount]:
+def address_taken(nodes: list[c_ast.Node], names: set[str]) -> set[str]:
+    """The functions of ``names`` that ``nodes`` use other than by calling them by name: passed to
+    a library (``qsort(..., compare)``), stored in a pointer or a table."""
+    called: set[int] = set()
+    used: list[c_ast.ID] = []
+    for top in nodes:
+        for node in walk(top):
+            if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+                called.add(id(node.name))
+            elif isinstance(node, c_ast.ID) and node.name in names:
+                used.append(node)
+    return {n.name for n in used if id(n) not in called}
+
+
+def straight_line_functions(defined, user_functions, typedefs, fields, globals_,
+                            taken: set[str] = frozenset()) -> dict[str, OpCount]:
     """Functions whose body is straight-line code (no loops, branches or jumps) calling only library
     functions or other such functions, with their operations per call (callees included).
 
     They get no hooks: a call to one adds its operations to the caller's block, which keeps tiny
     helpers (index arithmetic, accessors, hashes) from dominating the instrumented run's time.
+    A function whose address is ``taken`` is not one: whoever calls it through the pointer (qsort,
+    a table of kernels) adds nothing, so it keeps its hooks and counts its own operations.
     """
-    candidates = {fd.decl.name: fd for fd in defined if fd.decl.name != "main"}
+    candidates = {fd.decl.name: fd for fd in defined if fd.decl.name != "main" and fd.decl.name not in taken}
     simple: dict[str, OpCount] = {}
     changed = True
     while changed:

@@ -121,8 +121,10 @@ class UnitCollector:
             if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
                 self._global_shape(ext)
         self.stoppers = summaries.stopping_functions(self.defined)
+        mine = [ext for ext in self.ast.ext if self.in_main(ext)]
+        taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,
-                                                         self.fields, self.globals)
+                                                         self.fields, self.globals, taken)
         for index, funcdef in enumerate(self.defined):
             FunctionCollector(self, funcdef, index).run()
         self._mark_recursion()

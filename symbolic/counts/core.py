@@ -209,7 +209,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
         punit = self.units[parent.unit]
         callee = self.units[ctx.unit].functions[ctx.function]
         if ctx.site is None or ctx.site < 0 or ctx.site >= len(punit.data.calls):
-            raise Unresolved(f"'{callee.name}' was called from an unknown call site")
+            return per_invocation * self._unsited_calls(ctx, callee)
         call = punit.data.calls[ctx.site]
         ratio = self._call_ratio(ctx, punit, call)
         header = call.header
@@ -225,6 +225,31 @@ class CountModel(LoopTrips, Branches, CommCounts):
             if per_iteration:
                 expr += self._at_site(ctx, callee, call, per_invocation, loop.body_block, loop.id, ratio)
         return self.invocations(parent, expr)
+
+    def _unsited_calls(self, ctx: ContextObservation, callee: FunctionDescriptor) -> sp.Expr:
+        """Calls per rank of a context entered from no known call site: a callback that a library
+        calls (``qsort(rows, n, size, compare)``), or a caller perfeq did not instrument.  Its calls
+        in every run that holds it, fitted like a trip count over the runs and named in the
+        fallbacks; Unresolved when no form fits (then its counts are the run's)."""
+        key = ("unsited", self._ids[id(ctx)])
+        if key not in self._ratio:
+            samples = []
+            for run, node in self._same_context(ctx):
+                calls = sum(node.calls.get(r, 0) for r in range(run.nranks))
+                samples.append((self.values(run, 0), sp.Rational(calls, run.nranks)))
+            fitted, note = self._fit(samples)
+            unit = self.units[ctx.unit]
+            where = self._where(unit, callee.line)
+            if fitted is not None:
+                self.fallbacks.append(Fallback(
+                    where, "fit", "calls", f"'{callee.name}' was called from an unknown call site (a library "
+                    f"callback, or a caller perfeq did not instrument); its {samples[0][1]} calls per rank = "
+                    f"{fitted}{note}"))
+            self._ratio[key] = fitted
+        fitted = self._ratio[key]
+        if fitted is None:
+            raise Unresolved(f"'{callee.name}' was called from an unknown call site")
+        return fitted
 
     def _at_site(self, ctx: ContextObservation, callee: FunctionDescriptor, call: CallDescriptor, per_invocation: sp.Expr,
                  block: int, loop_id: int | None, ratio) -> sp.Expr:

@@ -568,3 +568,15 @@ def test_helpers_in_sibling_folders_are_the_programs_calls(tmp_path, monkeypatch
                      "-c", "main.c", "-o", str(tmp_path / "main.o")]) == 0
     alone = json.loads((tmp_path / "alone" / "main.perfeq.json").read_text())
     assert {c["callee"] for c in alone["calls"] if c["instrumented"]} == {"sweep"}
+
+
+def test_a_callback_called_by_a_library_is_fitted_and_named(tmp_path, capsys):
+    """qsort calls compare(): no call site of the program's.  Its counts were the first run's,
+    without a word; now its calls are fitted over the runs and the fallback says so."""
+    instrumented, plain = build(REAL / "callback.c", tmp_path)
+    same_output(instrumented, plain, 40)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 40)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert re.search(r"callback\.c:9: calls modeled as fit: 'compare' was called from an unknown call site",
+                     capsys.readouterr().err)
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 320), {"n": 320})
