@@ -198,7 +198,7 @@ def _print_self_check(check: dict) -> None:
     table = {(c["trace"], c["key"]): c for c in check["checks"]}
     traces = list(dict.fromkeys(c["trace"] for c in check["checks"]))
     print(f"self-check: the model against its {len(traces)} training run(s), error per key "
-          f"(worst: {_percent(check['worst_error'])}; warned above {check['tolerance']:.0%})")
+          f"(worst: {_worst(check)}; warned above {check['tolerance']:.0%})")
     print("  " + f"{'trace':20s}" + "".join(f"{k:>9s}" for k in keys))
     for trace in traces:
         print("  " + f"{trace[:20]:20s}" + "".join(f"{_percent(table[trace, k]['error'], 1):>9s}" for k in keys))
@@ -215,6 +215,13 @@ def _print_self_check(check: dict) -> None:
                   "total (a data-dependent count modelled with the ratio over all ranks)")
     for warning in check["warnings"]:
         print(f"perfeq: warning: {warning}", file=sys.stderr)
+
+
+def _worst(check: dict) -> str:
+    """The worst error, or where a run measured 0 that the model does not, that (no ratio)."""
+    if check["worst_error"] is None and any(c["error"] is None for c in check["checks"]):
+        return "a count the run measured as 0 is not 0 in the model"
+    return _percent(check["worst_error"])
 
 
 def _percent(value: float | None, digits: int = 2) -> str:
