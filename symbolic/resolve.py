@@ -114,7 +114,10 @@ class Resolver:
             p.variable == name and p.function == self.function for p in self.unit.params
         ):
             return self.param_symbols[name]
-        assignment = self._assignment(name, enclosing)
+        try:
+            assignment = self._assignment(name, enclosing)
+        except _Branched as branched:
+            return self._branch_value(name, branched)
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
@@ -244,12 +247,56 @@ class Resolver:
         chosen = max(usable, key=lambda a: a.line)
         if chosen.op != "=":
             raise Unresolved(f"'{name}' is updated with {chosen.op}")
-        if len(candidates) > 1 and self._conditional(chosen.block):
-            raise Unresolved(f"'{name}' is assigned under a condition (line {chosen.line})")
         for a in candidates:
             if a is not chosen and a.loop is not None and a.loop in enclosing_ids:
                 raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a.line})")
+        if len(candidates) > 1 and self._conditional(chosen.block):
+            raise _Branched(f"'{name}' is assigned under a condition (line {chosen.line})", chosen, usable)
         return chosen
+
+    def _branch_value(self, name: str, branched: _Branched) -> sp.Expr:
+        """A variable set in both branches of an ``if`` before this point (a block decomposition's
+        ``if (rank < leftover) { first = ...; } else { first = ...; }``): Piecewise((then value,
+        condition), (else value, True)), each value and the condition resolved where they stand.
+        Only when the last assignment of each branch is unconditional in it and nothing after the
+        ``if`` assigns the variable again; Unresolved otherwise (with the original reason)."""
+        chosen, usable = branched.chosen, branched.usable
+        branch = self._branch_block(chosen.block)
+        cond = next((c for c in self.unit.data.conds if c.kind == "if" and branch is not None
+                     and branch in (c.then_block, c.else_block) and c.function == self.function), None)
+        if cond is None or cond.then_block is None or cond.else_block is None:
+            raise branched
+        values = {}
+        for side in (cond.then_block, cond.else_block):
+            mine = [a for a in usable if a.loop == chosen.loop and self._branch_block(a.block) == side]
+            if not mine:
+                raise branched
+            last = max(mine, key=lambda a: a.line)
+            if last.op != "=":
+                raise branched
+            sub = Resolver(self.unit, self.function, last.loop, last.line, self.param_symbols)
+            sub.depth = self.depth + 1
+            values[side] = to_sympy(last.text, sub)
+        at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols)
+        at_if.depth = self.depth + 1
+        condition = to_sympy(cond.text, at_if)
+        if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
+            condition = sp.Ne(condition, 0)
+        if condition.free_symbols & LOOP_SYMBOLS and chosen.loop is None:
+            raise branched
+        return sp.Piecewise((values[cond.then_block], condition), (values[cond.else_block], True))
+
+    def _branch_block(self, block_id: int | None) -> int | None:
+        """The then or else block a block runs in directly (through the straight-line blocks after
+        statements inside it), or None when it is not directly in a branch."""
+        while block_id is not None:
+            block = self.unit.blocks[block_id]
+            if block.kind in ("then", "else"):
+                return block_id
+            if block.kind != "after":
+                return None
+            block_id = block.anchor
+        return None
 
 
     def _conditional(self, block_id: int | None) -> bool:
@@ -262,6 +309,15 @@ class Resolver:
                 return False
             block_id = block.anchor
         return True
+
+
+class _Branched(Unresolved):
+    """A variable assigned in more than one place, the last of them under a condition."""
+
+    def __init__(self, message: str, chosen: Assignment, usable: list[Assignment]):
+        super().__init__(message)
+        self.chosen = chosen
+        self.usable = usable
 
 
 def parameter_symbol(param: ParamDescriptor) -> sp.Expr:

@@ -580,3 +580,15 @@ def test_a_callback_called_by_a_library_is_fitted_and_named(tmp_path, capsys):
     assert re.search(r"callback\.c:9: calls modeled as fit: 'compare' was called from an unknown call site",
                      capsys.readouterr().err)
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 320), {"n": 320})
+
+
+def test_a_decomposition_with_leftover_elements_is_symbolic_per_rank(tmp_path, capsys):
+    """first and count set in both branches of ``if (rank < leftover)``: Piecewise on the rank,
+    not a fit; exact at 8x on 1 and 2 processes with n odd (the ranks' counts differ)."""
+    run = mpi_program(tmp_path, REAL / "leftover.c")
+    traces = [run(p, n, f"t{n}.{p}") for n in (31, 61) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert "leftover.c:29" not in capsys.readouterr().err  # the loop over the rank's elements: symbolic
+    assert not [f for f in load_model(tmp_path / "m.json").fallbacks if "loop" in f]
+    for procs in (1, 2):
+        assert_exact(tmp_path / "m.json", run(procs, 249, f"big.{procs}"), {"n": 249})
