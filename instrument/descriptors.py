@@ -175,7 +175,7 @@ _NUMBER = re.compile(r"^[(\s]*([-+]?)\s*(0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?
 class ParamDescriptor:
     variable: str
     symbol: str  # the model symbol: the variable's name, P for the process count, ...
-    source: str  # argv, input, mpi_size, mpi_rank, omp_threads, define (-D), macro (#define), user
+    source: str  # argv, input, mpi_size, mpi_rank, omp_threads, procgrid, define (-D), macro (#define), user
     function: int | None
     line: int
     text: str  # the expression it was set from (a macro's value)

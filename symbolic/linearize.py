@@ -23,7 +23,7 @@ from perfeq.instrument.descriptors import ArrayShape
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.resolve import Resolver, formal_arguments
-from perfeq.symbolic.symbols import RANK, P, T
+from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy
 
 if TYPE_CHECKING:
     from perfeq.symbolic.model import CostModel
@@ -42,7 +42,7 @@ def misses(machine: Machine, model: CostModel, values: dict[str, float], procs: 
         vals = {}
         for key in ("footprint", "accesses", "executions"):
             if key not in fns:
-                fns[key] = sp.lambdify(model.arguments, nest[key], modules="numpy")
+                fns[key] = lambdify_numpy(model.arguments, nest[key])
             vals[key] = np.broadcast_to(np.asarray(fns[key](*args), dtype=float), ranks.shape)
         footprint, accesses = vals["footprint"], vals["accesses"]
         for key, capacity, unit in (("l1", machine.l1_bytes, machine.line_bytes),

@@ -34,7 +34,7 @@ from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.messages import message_counts
 from perfeq.symbolic.observe import RunObservation, from_trace
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
-from perfeq.symbolic.symbols import RANK, P, T, size_symbol
+from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy, size_symbol
 from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
 from perfeq.symbolic.traffic import block_lines, memory_lines
 
@@ -135,7 +135,7 @@ class CostModel:
         cache_key = (key, index)
         if cache_key not in self._compiled:
             expr = self.totals().get(key, sp.Integer(0)) if index is None else self.item_expression(key, index)
-            self._compiled[cache_key] = sp.lambdify(self.arguments, expr, modules="numpy")
+            self._compiled[cache_key] = lambdify_numpy(self.arguments, expr)
         return self._compiled[cache_key]
 
     def check_values(self, values: dict[str, float]) -> dict[str, float]:
@@ -188,7 +188,7 @@ class CostModel:
         self.check_values({**values, "P": procs})
         key = ("sync", index)
         if key not in self._compiled:
-            self._compiled[key] = sp.lambdify(self.arguments, self.sync[index].calls, modules="numpy")
+            self._compiled[key] = lambdify_numpy(self.arguments, self.sync[index].calls)
         args = [float(values[name]) for name in self.parameters] + [procs, threads, np.arange(procs)]
         with np.errstate(all="ignore"):
             result = np.broadcast_to(np.asarray(self._compiled[key](*args), dtype=float), (procs,))
@@ -344,8 +344,9 @@ def _is_trace(path: Path) -> bool:
 
 def _namespace() -> dict[str, Any]:
     from perfeq.symbolic.counts.comm import all_message_functions
+    from perfeq.symbolic.symbols import GRID_FUNCTIONS
 
-    return dict(all_message_functions())
+    return {**all_message_functions(), **GRID_FUNCTIONS}
 
 
 # ---- building -------------------------------------------------------------------------------------

@@ -266,8 +266,12 @@ class Resolver:
                      and branch in (c.then_block, c.else_block) and c.function == self.function), None)
         if cond is None or cond.then_block is None or cond.else_block is None:
             raise branched
+        if branch == cond.then_block and self.line < self.unit.blocks[cond.else_block].line:
+            sides = (cond.then_block,)  # here is inside the then branch, after its assignment
+        else:
+            sides = (cond.then_block, cond.else_block)
         values = {}
-        for side in (cond.then_block, cond.else_block):
+        for side in sides:
             mine = [a for a in usable if a.loop == chosen.loop and self._branch_block(a.block) == side]
             if not mine:
                 raise branched
@@ -277,6 +281,8 @@ class Resolver:
             sub = Resolver(self.unit, self.function, last.loop, last.line, self.param_symbols)
             sub.depth = self.depth + 1
             values[side] = to_sympy(last.text, sub)
+        if len(sides) == 1:
+            return values[cond.then_block]
         at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols)
         at_if.depth = self.depth + 1
         condition = to_sympy(cond.text, at_if)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 
@@ -32,3 +33,75 @@ def cost_symbol(name: str) -> sp.Symbol:
 P = size_symbol("P")  # MPI processes
 T = size_symbol("T")  # OpenMP threads per process
 RANK = sp.Symbol("rank", integer=True, nonnegative=True)
+
+
+# ---- process grids ------------------------------------------------------------------------------
+def _grid_lo(p: int) -> int:
+    """The larger divisor of p not above sqrt(p): the short side of the most nearly square grid."""
+    side = int(p**0.5)
+    while side > 1 and p % side:
+        side -= 1
+    return max(side, 1)
+
+
+class grid_lo(sp.Function):  # noqa: N801 (the name a model file shows)
+    """The short side of a two-dimensional process grid of P processes, the most nearly square
+    factorization P = a * b with a <= b (what MPI_Dims_create and the usual hand-written loops
+    ``for (a = sqrt(P); P % a; a--)`` compute): 1 at P = 2, 2 at P = 8, 8 at P = 64."""
+
+    nargs = 1
+    is_integer = True
+    is_positive = True
+
+    @classmethod
+    def eval(cls, p):
+        if p.is_Integer and p > 0:
+            return sp.Integer(_grid_lo(int(p)))
+        return None
+
+    _imp_ = staticmethod(np.vectorize(lambda p: float(_grid_lo(int(p))), otypes=[float]))
+
+
+class grid_hi(sp.Function):  # noqa: N801
+    """The long side of the same grid, P / grid_lo(P): 2 at P = 2, 4 at P = 8, 8 at P = 64."""
+
+    nargs = 1
+    is_integer = True
+    is_positive = True
+
+    @classmethod
+    def eval(cls, p):
+        if p.is_Integer and p > 0:
+            return sp.Integer(int(p) // _grid_lo(int(p)))
+        return None
+
+    _imp_ = staticmethod(np.vectorize(lambda p: float(int(p) // _grid_lo(int(p))), otypes=[float]))
+
+
+GRID_FUNCTIONS = {"grid_lo": grid_lo, "grid_hi": grid_hi}
+
+
+# ---- numeric evaluation -------------------------------------------------------------------------
+class _Broadcasting:
+    """numpy's logical_and/or for lambdify's ``logical_and.reduce((a, b))``, which fails when one
+    operand is an array over the ranks and another a scalar (an inhomogeneous tuple)."""
+
+    def __init__(self, ufunc):
+        self.ufunc = ufunc
+
+    def __call__(self, *args):
+        return self.ufunc(*args)
+
+    def reduce(self, operands):
+        result = np.asarray(operands[0])
+        for operand in operands[1:]:
+            result = self.ufunc(result, operand)
+        return result
+
+
+_NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcasting(np.logical_or)}, "numpy"]
+
+
+def lambdify_numpy(arguments, expr):
+    """``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays."""
+    return sp.lambdify(arguments, expr, modules=_NUMPY)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
-from perfeq.symbolic.symbols import P, T
+from perfeq.symbolic.symbols import P, T, lambdify_numpy
 
 if TYPE_CHECKING:
     from perfeq.symbolic.machine import Machine
@@ -173,7 +173,7 @@ def _lambdified(model: CostModel, exprs: list[sp.Expr]) -> list:
         value = known(expr)
         try:
             out.append(unknown if value.free_symbols - set(model.arguments) else
-                       sp.lambdify(model.arguments, value, modules="numpy"))
+                       lambdify_numpy(model.arguments, value))
         except (KeyError, TypeError, ValueError, NameError):
             out.append(unknown)
     return out

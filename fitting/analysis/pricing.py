@@ -22,7 +22,7 @@ from perfeq.symbolic import traffic
 from perfeq.symbolic.chi import FOOTPRINT_KEYS
 from perfeq.symbolic.machine import WORD, Machine
 from perfeq.symbolic.model import CostModel
-from perfeq.symbolic.symbols import cost_symbol
+from perfeq.symbolic.symbols import cost_symbol, lambdify_numpy
 
 DEFAULT_PROCS = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_FACTORS = (1, 2, 4, 8, 16, 32, 64)  # the report's grid: the model's run size times these
@@ -273,7 +273,7 @@ class TimeEquation:
         if self._nest_functions is None:
             self._nest_functions = [
                 {
-                    key: sp.lambdify(self.model.arguments, expr, modules="numpy")
+                    key: lambdify_numpy(self.model.arguments, expr)
                     for key, expr in misses.items()
                 }
                 for _, misses in self.nests

@@ -27,7 +27,7 @@ from perfeq.fitting.regression.predict import count_vector
 from perfeq.fitting.regression.profile import MachineProfile, manual_profile
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.model import CostModel
-from perfeq.symbolic.symbols import P, size_symbol
+from perfeq.symbolic.symbols import P, lambdify_numpy, size_symbol
 
 __all__ = [
     "STEP_UNITS",
@@ -319,7 +319,7 @@ def _with_bands(profile, increase_se, elasticity_se, grid: SensitivityGrid) -> S
 
 def _slopes(model, equation: TimeEquation, name: str, grid: Grid, derivative: sp.Expr | None):
     """dt/d``name`` and t over the grid: ``derivative`` evaluated, or finite differences without one."""
-    function = sp.lambdify(model.arguments, derivative, modules="numpy") if derivative is not None else None
+    function = lambdify_numpy(model.arguments, derivative) if derivative is not None else None
     shape = (len(grid.procs), len(grid.sizes))
     slope, time = np.zeros(shape), np.zeros(shape)
     for i, p in enumerate(grid.procs):

@@ -29,6 +29,7 @@ import sympy as sp
 from perfeq.errors import UsageError
 from perfeq.fitting.convolution.probecosts import WORD, CacheLevel, ProbeCosts
 from perfeq.symbolic.signature import NEST
+from perfeq.symbolic.symbols import lambdify_numpy
 from perfeq.symbolic.traffic import moved_per_access, rows_apart
 
 OVERLAPS = ("max", "sum")
@@ -90,7 +91,7 @@ class _Evaluator:
             value = rows_apart(expr).xreplace({sp.zoo: sp.nan, sp.oo: sp.nan})
             try:
                 self._cache[expr] = None if value.free_symbols - set(self.model.arguments) else \
-                    sp.lambdify(self.model.arguments, value, modules="numpy")
+                    lambdify_numpy(self.model.arguments, value)
             except (KeyError, TypeError, ValueError, NameError):  # a form numpy cannot print: unknown
                 self._cache[expr] = None
         function = self._cache[expr]

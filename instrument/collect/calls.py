@@ -77,6 +77,8 @@ class CallSites:
                 self.param(node, target, "T", "omp_threads", call)
             if name in SCANNERS and self.loop is None:
                 self.input_params(node, call, name)
+            elif not name.startswith("MPI_"):
+                self.grid_params(node, call)
         for ternary in ternaries(node):
             self.ternary(ternary)
 
@@ -321,6 +323,21 @@ class CallSites:
             typ = self.scope.lookup(path) if path.isidentifier() else None
             if typ is None or (typ.depth == 0 and not typ.struct):
                 self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+
+    def grid_params(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
+        """``factor(nprocs, &px, &py)`` outside loops: a function given the process count and the
+        addresses of plain variables may set the sides of a process grid (a header's static inline,
+        a library's, the program's own).  Recorded as candidates (source ``procgrid``); the model
+        takes each as grid_lo(P) or grid_hi(P) where the runs show it is one, and forgets the others."""
+        args = call.args.exprs if call.args else []
+        sizes = {p.variable for p in self.u.unit.params if p.source == "mpi_size" and p.function == self.index}
+        if self.loop is not None or not sizes or not any(
+                isinstance(a, c_ast.ID) and a.name in sizes for a in args):
+            return
+        for path, text in _addressed(args):
+            typ = self.scope.lookup(path) if path.isidentifier() else None
+            if typ is not None and typ.depth == 0 and not typ.struct:
+                self.param(stmt, path, lvalue_symbol(path), "procgrid", call, text)
 
     def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall,
               access: str | None = None) -> None:

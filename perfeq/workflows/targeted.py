@@ -14,13 +14,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import sympy as sp
 
 from perfeq.errors import UsageError
 from perfeq.examples.catalog import Example
 from perfeq.fitting.costs import INTERCEPT
 from perfeq.fitting.regression.optimal import choose_runs, target_variance
 from perfeq.fitting.regression.predict import count_vector, fitted_application
+from perfeq.symbolic.symbols import lambdify_numpy
 from perfeq.workflows.calibrate import Point
 
 SCAN = 240  # sizes tried per example when looking for each level's size (log-spaced)
@@ -94,7 +94,7 @@ class WorkingSet:
 
     def __init__(self, model):
         self.model = model
-        self.functions = [sp.lambdify(model.arguments, nest["footprint"], modules="numpy") for nest in model.nests]
+        self.functions = [lambdify_numpy(model.arguments, nest["footprint"]) for nest in model.nests]
 
     def __call__(self, values: dict[str, np.ndarray | float], procs: int) -> np.ndarray:
         shape = np.broadcast(*[np.asarray(v) for v in values.values()]).shape

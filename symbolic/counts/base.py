@@ -19,7 +19,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import CondDescriptor
 from perfeq.symbolic.observe import ContextObservation, RunObservation
 from perfeq.symbolic.resolve import UnitView, parameter_symbol
-from perfeq.symbolic.symbols import RANK, P, T
+from perfeq.symbolic.symbols import RANK, P, T, grid_hi, grid_lo, lambdify_numpy
 
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
@@ -80,8 +80,13 @@ class CountBase:
         for unit in self.units.values():
             for p in unit.params:
                 symbols.setdefault(p.variable, parameter_symbol(p))
-        for variable in symbols:  # parallel->rank, grid.nprocs: the rank and P, whatever set them
-            symbols[variable] = self._rank_or_size(variable) or symbols[variable]
+        grids = {p.variable for unit in self.units.values() for p in unit.params if p.source == "procgrid"}
+        for variable in list(symbols):  # parallel->rank, grid.nprocs: the rank and P, whatever set them
+            found = self._rank_or_size(variable, variable in grids)
+            if found is None and variable in grids:
+                del symbols[variable]  # no side of a grid: the resolver finds it otherwise, or not
+            else:
+                symbols[variable] = found or symbols[variable]
         return symbols
 
     def _constant_macro(self, param) -> bool:
@@ -91,17 +96,23 @@ class CountBase:
             return False
         return len({r.params.get(param.variable) for r in (self.run, *self.extra_runs)}) == 1
 
-    def _rank_or_size(self, variable: str) -> sp.Symbol | None:
+    def _rank_or_size(self, variable: str, grid: bool = False) -> sp.Expr | None:
         """RANK for a candidate whose value is the rank on every rank of every run (one run on
         several processes tells), P for one that is the process count in runs on different numbers
-        of processes (steps = 2 on 2 processes is not P); else None."""
+        of processes (steps = 2 on 2 processes is not P); else None.  ``grid``: a side of a process
+        grid (set through its address by a call that takes the process count, ``factor(P, &px,
+        &py)``), grid_lo(P) or grid_hi(P) when it is that in every run, before P."""
         runs = [r for r in (self.run, *self.extra_runs) if variable in r.rank_params]
         if not runs or all(r.nranks < 2 for r in runs):
             return None
         if all(r.rank_params[variable] == list(range(r.nranks)) for r in runs):
             return RANK
-        if len({r.nranks for r in runs}) > 1 and all(r.rank_params[variable] == [r.nranks] * r.nranks for r in runs):
-            return P
+        if len({r.nranks for r in runs}) < 2:
+            return None
+        sides = (grid_lo(P), grid_hi(P)) if grid else ()
+        for candidate in (*sides, P):
+            if all(r.rank_params[variable] == [int(candidate.subs(P, r.nranks))] * r.nranks for r in runs):
+                return candidate
         return None
 
     def values(self, run: RunObservation, rank: int) -> dict[sp.Symbol, float]:
@@ -114,7 +125,7 @@ class CountBase:
 
     @property
     def size_symbols(self) -> list[sp.Symbol]:
-        found = {s for s in self.param_symbols.values() if s not in (P, T, RANK)}
+        found = {s for s in self.param_symbols.values() if isinstance(s, sp.Symbol) and s not in (P, T, RANK)}
         return sorted(found, key=lambda s: s.name)
 
     # ---- counts (see core.py) -------------------------------------------------------------------
@@ -303,7 +314,7 @@ def _finite(value: sp.Expr) -> float | None:
 def _number(expr: sp.Expr, values: dict) -> float | None:
     """Numeric value of an expression (implemented functions included), or None."""
     try:
-        fn = sp.lambdify(list(values), expr, modules="numpy")
+        fn = lambdify_numpy(list(values), expr)
         with np.errstate(all="ignore"):
             number = float(fn(*values.values()))
         return number if math.isfinite(number) else None

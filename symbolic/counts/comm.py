@@ -134,6 +134,8 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
     name = canonical_lvalue(datatype) if datatype and basic is None else None
     if basic is not None or name is None or depth > 4:
         return basic
+    if name in resolver.unit.macros:  # #define MPI_DTYPE MPI_DOUBLE
+        return datatype_bytes(resolver.unit.macros[name], resolver, depth + 1)
     built = [t for t in resolver.unit.data.datatypes if t.name == name]
     here = [t for t in built if t.function == resolver.function]
     if len(here or built) != 1:

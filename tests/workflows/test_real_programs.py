@@ -592,3 +592,19 @@ def test_a_decomposition_with_leftover_elements_is_symbolic_per_rank(tmp_path, c
     assert not [f for f in load_model(tmp_path / "m.json").fallbacks if "loop" in f]
     for procs in (1, 2):
         assert_exact(tmp_path / "m.json", run(procs, 249, f"big.{procs}"), {"n": 249})
+
+
+def test_a_two_dimensional_process_grid_from_a_header_factorization(tmp_path, capsys, monkeypatch):
+    """px, py from factor(P, &px, &py) (a header's static inline, ParRes Kernels'): recorded after
+    the call and taken as the sides of the most nearly square grid, grid_lo(P) and grid_hi(P),
+    because the runs on 1 and 2 processes show them so.  The tiles (leftover rows in both
+    branches of an if), the halo conditions and sizes are then symbolic, and 4 processes, a 2 x 2
+    grid no training run had, are exact, x halos included (half the bytes were missing before)."""
+    monkeypatch.chdir(REAL / "procgrid")
+    run = mpi_program(tmp_path, Path("stencil.c"), Path("-lm"))
+    traces = [run(p, n, f"t{n}.{p}") for n in (31, 61) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    assert not model.fallbacks and set(model.parameters) == {"n"}
+    for procs in (2, 4):
+        assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
