@@ -29,7 +29,7 @@ class BlockDescriptor:
     function: int
     slot: int | None  # counter slot; None for the entry block (its count is the context's calls)
     line: int
-    kind: str  # entry, body, then, else, after, case, label
+    kind: str  # entry, body, then, else, after, case, label, region, section, team-section, once
     loop: int | None  # innermost enclosing loop
     in_parallel: bool
     anchor: int | None  # the block this one's executions are relative to (see instrument/collect/)

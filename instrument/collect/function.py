@@ -247,6 +247,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 self._ensure_block()
             before = self.block
             once = any(OMP_ONCE.match(p.string) for p in pragmas)
+            if once and isinstance(node, c_ast.Compound) and self._once_compound(node, depth, before):
+                return
             self.once += once
             try:
                 end = handler(node, depth, pragmas)
@@ -256,6 +258,28 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 self.end_block(end, node.coord.line, before)
             return
         self.simple(node)
+
+    def _once_compound(self, node: c_ast.Compound, depth: int, before: Block | None) -> bool:
+        """``#pragma omp master|single|masked`` over ``{ ... }``: one thread of the team runs the
+        braces, so they are a block of their own (kind ``once``, counted inside them) and what
+        follows them another (after them, run by every thread).  False when the braces are not in
+        the source (a macro's), for the caller to treat them as any statement."""
+        start = self.u.tok(node, "{")
+        end = self._end_of(node)
+        if start is None or end is None:
+            return False
+        self.once += 1
+        try:
+            self.new_block("once", node.coord.line, self.src.tokens[start].end, depth,
+                           anchor=before.id if before else None)
+            saved = self.scope
+            self.scope = Scope(saved)
+            self.items(node.block_items or [], depth)
+            self.scope = saved
+        finally:
+            self.once -= 1
+        self.end_block(end, node.coord.line, before)
+        return True
 
     def _ensure_block(self) -> None:
         """After a control statement, the next simple statement starts a new block."""

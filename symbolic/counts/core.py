@@ -88,6 +88,8 @@ class CountModel(LoopTrips, Branches, CommCounts):
             return base * T
         if kind == "section":  # parallel sections: once per entry of the construct
             return base
+        if kind == "once":  # the braces of omp master/single: as often as the code around them (then over T)
+            return base
         if kind == "team-section":  # sections run by a team (lexically or orphaned): once per team
             return base / T
         if kind == "case":
@@ -117,8 +119,17 @@ class CountModel(LoopTrips, Branches, CommCounts):
         if weight is None and key in self._cache:
             return self._cache[key]
         expr = self.local(ctx, unit, block_id) * (1 if weight is None else weight)
+        expr = self._in_loops(ctx, unit, block_id, unit.blocks[block_id].loop, expr)
+        result = self.invocations(ctx, expr)
+        if weight is None:
+            self._cache[key] = result
+        return result
+
+    def _in_loops(self, ctx, unit: UnitView, block_id: int, loop_id: int | None, expr: sp.Expr) -> sp.Expr:
+        """``expr`` per execution of ``block_id`` (in loop ``loop_id``) summed over the loops
+        around it, per invocation of the function; shared out over a team where a worksharing loop
+        or omp master/single says so."""
         once = unit.blocks[block_id].once
-        loop_id = unit.blocks[block_id].loop
         while loop_id is not None:
             loop = unit.loops[loop_id]
             expr = self._sum_over(ctx, unit, loop, expr)
@@ -129,10 +140,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
             loop_id = loop.parent
         if once and self._in_team(ctx, unit, block_id):
             expr = expr / T  # omp master/single: one thread of the T that call the function runs it
-        result = self.invocations(ctx, expr)
-        if weight is None:
-            self._cache[key] = result
-        return result
+        return expr
 
     def _in_team(self, ctx, unit: UnitView, block_id: int) -> bool:
         """Whether a team of threads runs the code of ``block_id`` in context ``ctx``: the block is
@@ -269,12 +277,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
             expr = per_invocation.subs(subs) * self.local(parent, punit, block) * ratio
         except (TypeError, ValueError) as exc:  # an argument that makes no sense where it is used
             raise Unresolved(f"the arguments of the call at line {call.line}: {exc}".replace("\n", " ")) from None
-        while loop_id is not None:
-            loop = punit.loops[loop_id]
-            expr = self._sum_over(parent, punit, loop, expr)
-            expr = expr * self.local(parent, punit, loop.block)
-            loop_id = loop.parent
-        return expr
+        return self._in_loops(parent, punit, block, loop_id, expr)
 
 
 def _header_parts(header: dict, loop: LoopDescriptor) -> tuple[bool, bool]:

@@ -608,3 +608,12 @@ def test_a_two_dimensional_process_grid_from_a_header_factorization(tmp_path, ca
     assert not model.fallbacks and set(model.parameters) == {"n"}
     for procs in (2, 4):
         assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
+
+
+def test_statements_in_the_braces_of_omp_master_and_single(tmp_path, monkeypatch):
+    """The braces of omp master / single are a block of their own run by one thread of the team,
+    and what follows them is a new block run by all: exact at 8x on 2 threads (calls and ops of the
+    braces were counted once per thread, and the code after an if ending the braces once)."""
+    assert_exact_on_two_threads(REAL / "masterbraces.c", tmp_path, monkeypatch)
+    blocks = json.loads((tmp_path / "build" / "masterbraces.perfeq.json").read_text())["blocks"]
+    assert [b["once"] for b in blocks if b["kind"] == "once"] == [True, True]
