@@ -203,7 +203,15 @@ class CountBase:
                       n / log, n / (P * log)]
         for n in self.exponent_symbols:  # a size given by its logarithm (NPB MG's lt, HPGMG's log2 box)
             forms += [2**n, 2**n / P, 4**n, 4**n / P, 8**n, 8**n / P]
+        if self.threads_vary:  # a share per thread the program computes itself (start[tid], end[tid])
+            for n in self.fit_symbols:
+                forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
         return forms
+
+    @cached_property
+    def threads_vary(self) -> bool:
+        """Whether the runs were made on different numbers of OpenMP threads."""
+        return len({r.threads for r in (self.run, *self.extra_runs)}) > 1
 
     @cached_property
     def exponent_symbols(self) -> list[sp.Symbol]:

@@ -617,3 +617,11 @@ def test_statements_in_the_braces_of_omp_master_and_single(tmp_path, monkeypatch
     assert_exact_on_two_threads(REAL / "masterbraces.c", tmp_path, monkeypatch)
     blocks = json.loads((tmp_path / "build" / "masterbraces.perfeq.json").read_text())["blocks"]
     assert [b["once"] for b in blocks if b["kind"] == "once"] == [True, True]
+
+
+def test_a_share_per_thread_from_arrays_is_fitted_with_the_thread_count(tmp_path, monkeypatch):
+    """for (i = start[tid]; i <= end[tid]; i++) with the shares computed by the program: fitted as
+    n / T over runs on 1 and 2 threads (was the first run's constant), exact at 8x."""
+    assert_exact_on_two_threads(REAL / "threadshare.c", tmp_path, monkeypatch)
+    fallbacks = load_model(tmp_path / "m.json").fallbacks
+    assert any("threadshare.c:23" in f and "n/T" in f for f in fallbacks), fallbacks
