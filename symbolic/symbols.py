@@ -44,38 +44,41 @@ def _grid_lo(p: int) -> int:
     return max(side, 1)
 
 
-class grid_lo(sp.Function):  # noqa: N801 (the name a model file shows)
-    """The short side of a two-dimensional process grid of P processes, the most nearly square
-    factorization P = a * b with a <= b (what MPI_Dims_create and the usual hand-written loops
-    ``for (a = sqrt(P); P % a; a--)`` compute): 1 at P = 2, 2 at P = 8, 8 at P = 64."""
+class _GridSide(sp.Function):
+    """A side of a two-dimensional process grid of P processes (a positive integer): evaluated at
+    a whole P by ``side``, numerically (lambdify) through ``_imp_``."""
 
     nargs = 1
     is_integer = True
     is_positive = True
 
-    @classmethod
-    def eval(cls, p):
-        if p.is_Integer and p > 0:
-            return sp.Integer(_grid_lo(int(p)))
-        return None
+    @staticmethod
+    def side(p: int) -> int:
+        raise NotImplementedError
 
-    _imp_ = staticmethod(np.vectorize(lambda p: float(_grid_lo(int(p))), otypes=[float]))
-
-
-class grid_hi(sp.Function):  # noqa: N801
-    """The long side of the same grid, P / grid_lo(P): 2 at P = 2, 4 at P = 8, 8 at P = 64."""
-
-    nargs = 1
-    is_integer = True
-    is_positive = True
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._imp_ = staticmethod(np.vectorize(lambda p: float(cls.side(int(p))), otypes=[float]))
 
     @classmethod
     def eval(cls, p):
         if p.is_Integer and p > 0:
-            return sp.Integer(int(p) // _grid_lo(int(p)))
+            return sp.Integer(cls.side(int(p)))
         return None
 
-    _imp_ = staticmethod(np.vectorize(lambda p: float(int(p) // _grid_lo(int(p))), otypes=[float]))
+
+class grid_lo(_GridSide):  # noqa: N801 (the name a model file shows)
+    """The short side, of the most nearly square factorization P = a * b with a <= b (what
+    MPI_Dims_create and the usual hand-written loops ``for (a = sqrt(P); P % a; a--)`` compute):
+    1 at P = 2, 2 at P = 8, 8 at P = 64."""
+
+    side = staticmethod(_grid_lo)
+
+
+class grid_hi(_GridSide):  # noqa: N801
+    """The long side, P / grid_lo(P): 2 at P = 2, 4 at P = 8, 8 at P = 64."""
+
+    side = staticmethod(lambda p: p // _grid_lo(p))
 
 
 GRID_FUNCTIONS = {"grid_lo": grid_lo, "grid_hi": grid_hi}

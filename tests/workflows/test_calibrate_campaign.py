@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -161,7 +162,9 @@ def test_a_program_stopped_by_ctrl_c_is_an_interruption_not_a_failure(tmp_path):
     from perfeq.workflows.pipeline import time_run
 
     script = tmp_path / "prog"
-    script.write_text("#!/bin/sh\nkill -INT $$\n")
+    # (in Python: a shell started with SIGINT ignored, as a background job is, cannot un-ignore it)
+    script.write_text(f"#!{sys.executable}\nimport os, signal\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+                      "os.kill(os.getpid(), signal.SIGINT)\n")
     script.chmod(0o755)
     with pytest.raises(KeyboardInterrupt):
         time_run(script, [], 1, launcher="{cmd}")
