@@ -58,6 +58,11 @@ def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
         raise Unresolved(f"'{text}': {exc}") from None
 
 
+def to_condition(text: str, resolve: Resolver) -> sp.Basic:
+    """C expression ``text`` as a condition: true where it is non-zero, as C reads it."""
+    return _as_bool(to_sympy(text, resolve))
+
+
 class _Converter:
     def __init__(self, resolve: Resolver):
         self.resolve = resolve

@@ -18,7 +18,7 @@ import sympy as sp
 
 from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, LoopDescriptor, ParamDescriptor, UnitDescriptors
-from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy
 from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
 
 MAX_DEPTH = 20
@@ -117,7 +117,7 @@ class Resolver:
         try:
             assignment = self._assignment(name, enclosing)
         except _Branched as branched:
-            return self._branch_value(name, branched)
+            return self._branch_value(branched)
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
@@ -254,7 +254,7 @@ class Resolver:
             raise _Branched(f"'{name}' is assigned under a condition (line {chosen.line})", chosen, usable)
         return chosen
 
-    def _branch_value(self, name: str, branched: _Branched) -> sp.Expr:
+    def _branch_value(self, branched: _Branched) -> sp.Expr:
         """A variable set in both branches of an ``if`` before this point (a block decomposition's
         ``if (rank < leftover) { first = ...; } else { first = ...; }``): Piecewise((then value,
         condition), (else value, True)), each value and the condition resolved where they stand.
@@ -285,9 +285,7 @@ class Resolver:
             return values[cond.then_block]
         at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols)
         at_if.depth = self.depth + 1
-        condition = to_sympy(cond.text, at_if)
-        if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
-            condition = sp.Ne(condition, 0)
+        condition = to_condition(cond.text, at_if)
         if condition.free_symbols & LOOP_SYMBOLS and chosen.loop is None:
             raise branched
         return sp.Piecewise((values[cond.then_block], condition), (values[cond.else_block], True))

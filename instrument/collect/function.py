@@ -272,10 +272,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         try:
             self.new_block("once", node.coord.line, self.src.tokens[start].end, depth,
                            anchor=before.id if before else None)
-            saved = self.scope
-            self.scope = Scope(saved)
-            self.items(node.block_items or [], depth)
-            self.scope = saved
+            self.stmt_Compound(node, depth, [])
         finally:
             self.once -= 1
         self.end_block(end, node.coord.line, before)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
-from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.cexpr import Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, Resolver, UnitView
 
@@ -27,9 +27,7 @@ class Branches(CountBase):
             return
         try:
             resolver = Resolver(unit, cond.function, block.loop, cond.line, self.param_symbols)
-            condition = to_sympy(cond.text, resolver)
-            if not isinstance(condition, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)):
-                condition = sp.Ne(condition, 0)
+            condition = to_condition(cond.text, resolver)
             loop_vars = condition.free_symbols & LOOP_SYMBOLS
             if loop_vars:
                 raise Unresolved("depends on loop variables")

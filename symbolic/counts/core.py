@@ -86,9 +86,9 @@ class CountModel(LoopTrips, Branches, CommCounts):
             return base * self._ratio_of(ctx, unit, block, negate=True)
         if kind == "region":
             return base * T
-        if kind == "section":  # parallel sections: once per entry of the construct
-            return base
-        if kind == "once":  # the braces of omp master/single: as often as the code around them (then over T)
+        # parallel sections: once per entry of the construct; the braces of omp master/single: as
+        # often as the code around them (then over T, as a once block)
+        if kind in ("section", "once"):
             return base
         if kind == "team-section":  # sections run by a team (lexically or orphaned): once per team
             return base / T
