@@ -14,6 +14,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback
+from perfeq.symbolic.counts.sums import closed_sum
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
 from perfeq.symbolic.symbols import RANK, P, T
@@ -197,7 +198,7 @@ class LoopTrips(CountBase):
         return scale * self._summation(expr.subs(var, first + stride * t), (t, 0, count - 1), loop)
 
     def _summation(self, expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> sp.Expr:
-        result, relaxed = _summation(expr, limits, loop)
+        result, relaxed = _summation(expr, limits, loop, self._sign)
         self._relaxed = self._relaxed or relaxed
         return result
 
@@ -232,21 +233,26 @@ def geometric_trips(first: sp.Expr, bound: sp.Expr, op: str, kind: str, factor: 
     return None
 
 
-def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> tuple[sp.Expr, bool]:
+def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor, sign=None) -> tuple[sp.Expr, bool]:
     """The sum of ``expr`` over a loop's iteration space, in closed form, and whether it was relaxed.
 
-    When sympy finds none (``j < i / 2``, ceilings of a halving width, a ``?:`` clamp such as
+    A ``Min``, ``Max`` or ``?:`` whose condition is linear in the variable (the tile loops of a
+    blocked code) is summed exactly by cutting the range where it switches (:mod:`.sums`).
+    When there is none even so (``j < i / 2``, ceilings of a halving width, a ``?:`` clamp such as
     ``hi = lo + 2 * w < n ? lo + 2 * w : n``), the sum of the relaxed summand (:func:`_relax`) is
     taken.  That sum is close, not always exact: the caller checks it against the run, and a loop
     that does not reproduce it keeps the form times the measured factor (``_scale``) or falls back
     to a fit.  No closed form even then: :class:`Unresolved`.
     """
-    result = sp.summation(expr, limits)
-    if not result.has(sp.Sum):
+    result = closed_sum(expr, limits, sign)
+    if result is not None:
         return result, False
     relaxed = _relax(expr, limits[0])
     if relaxed != expr:
-        result = sp.summation(relaxed, limits)
+        try:
+            result = sp.summation(relaxed, limits)
+        except (ValueError, TypeError, NotImplementedError):  # sympy's solvers on what they cannot order
+            result = sp.Sum(relaxed, limits)
         if not result.has(sp.Sum):
             return result, True
     raise Unresolved(f"no closed form for the sum over the loop at line {loop.line}")
@@ -254,7 +260,7 @@ def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> tuple[sp.E
 
 def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """The summand with its floor and ceiling terms in the summation variable replaced by their mean
-    value, and a ``?:`` on the variable by its first branch.
+    value, and a ``?:`` (or Min, Max) on the variable by its first branch.
 
     floor(p/q * v + c) is x - (q - 1) / (2 q) on average over consecutive v (the mean of its
     fractional part), ceiling likewise x + (q - 1) / (2 q); an argument not linear in v with a
@@ -273,7 +279,9 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
         arg = e.args[0]
         return arg - mean_fraction(arg) if isinstance(e, sp.floor) else arg + mean_fraction(arg)
 
-    relaxed = expr.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
+    relaxed = expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
+                           lambda e: e.rewrite(sp.Piecewise))
+    relaxed = relaxed.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
     return relaxed.replace(
         lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)

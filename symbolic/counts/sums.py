@@ -1,0 +1,143 @@
+"""Closed-form sums of summands that switch form inside the range: ``Min``, ``Max`` and ``?:``
+whose condition is linear in the summation variable.
+
+sympy sums each piece of a Piecewise only when no condition holds the summation variable.  The
+tile loops of a blocked code run to ``MIN(n, i + B)`` (``hi = lo + B < n ? lo + B : n``), so the sum
+over the tiles of ``min(n, i + B) - i`` is left unevaluated, and the loops were fitted.  Here the
+range is cut where the condition changes (a half-line of the integers, found from the linear
+inequality), each side summed with its own piece, so the result is exact at every size:
+``sum_{t=0}^{ceiling(n/B)-1} (min(n, B t + B) - B t) = n``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy as sp
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+@lru_cache(maxsize=4096)
+def closed_sum(expr: sp.Expr, limits: tuple, sign=None) -> sp.Expr | None:
+    """The exact sum of ``expr`` over ``limits`` = (var, lo, hi), or None when none is found.
+
+    ``sign(e)`` gives +1 or -1 for a slope whose sign sympy's assumptions do not know (a function
+    parameter's tile width), 0 for unknown.  Cached: the blocks of one loop body ask for the same sums."""
+    try:
+        return _sum_or_split(expr, limits, 0, sign)
+    except (ValueError, TypeError, NotImplementedError):  # sympy's solvers on what they cannot order
+        return None
+
+
+def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
+    var, lo, hi = limits
+    if depth > 4:
+        return None
+    expr = expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
+                        lambda e: e.rewrite(sp.Piecewise))
+    folded = sp.piecewise_fold(expr)
+    if not isinstance(folded, sp.Piecewise):
+        return None
+    (first, cond), rest = folded.args[0], folded.args[1:]
+    other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
+    if var not in cond.free_symbols:
+        parts = [_sum_or_split(e, limits, depth, sign) for e in (first, other)]
+        return None if None in parts else sp.Piecewise((parts[0], cond), (parts[1], True))
+    half = _half_line(cond, var, sign)
+    if half is None:
+        return None
+    side, edge = half
+    if side == "upper":  # cond holds for var <= edge: [lo, cut] with `first`, (cut, hi] with `other`
+        cut = _clamp(edge, lo - 1, hi)
+        pieces = ((first, lo, cut), (other, cut + 1, hi))
+    else:  # cond holds for var >= edge
+        cut = _clamp(edge - 1, lo - 1, hi)
+        pieces = ((other, lo, cut), (first, cut + 1, hi))
+    parts = [_sum_or_split(e, (var, a, b), depth, sign) for e, a, b in pieces]
+    return None if None in parts else parts[0] + parts[1]
+
+
+def _sum_or_split(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
+    var = limits[0]
+    if _switches(expr, var):  # sympy would try for long (hypergeometric terms) and fail
+        return _split_sum(expr, limits, depth + 1, sign)
+    result = _polynomial_sum(expr, limits)
+    if result is None:
+        result = sp.summation(expr, limits)
+    if not result.has(sp.Sum):
+        return result
+    return _split_sum(expr, limits, depth + 1, sign)
+
+
+def _switches(expr: sp.Expr, var: sp.Symbol) -> bool:
+    """A Min, Max or ?: of ``expr`` depends on ``var``."""
+    return any(e.has(var) for e in expr.atoms(sp.Min, sp.Max, sp.Piecewise))
+
+
+def _polynomial_sum(expr: sp.Expr, limits: tuple) -> sp.Expr | None:
+    """The sum of a polynomial in the variable, term by term (Faulhaber's sums), whatever its
+    coefficients hold (floors of the sizes): sympy's general summation can take seconds on them."""
+    var, lo, hi = limits
+    try:
+        poly = sp.Poly(expr, var)
+    except sp.PolynomialError:
+        return None
+    if any(c.has(var) for c in poly.coeffs()):
+        return None
+    return sp.Add(*[c * sp.summation(var**k, (var, lo, hi)) for (k,), c in poly.terms()])
+
+
+def _half_line(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[str, sp.Expr] | None:
+    """The integers ``var`` where ``cond`` holds: ("upper", m) for var <= m, ("lower", m) for
+    var >= m; None unless ``cond`` is one inequality linear in ``var`` with a coefficient of known sign."""
+    if not isinstance(cond, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return None
+    diff = sp.expand(cond.lhs - cond.rhs)  # diff OP 0
+    slope = diff.coeff(var)
+    if slope == 0 or slope.has(var) or sp.expand(diff - slope * var).has(var):
+        return None
+    op = cond.rel_op
+    direction = 1 if slope.is_positive else -1 if slope.is_negative else sign(slope) if sign else 0
+    if direction < 0:
+        op = _FLIP[op]
+    elif direction == 0:
+        return None
+    x = -(diff - slope * var) / slope  # var OP x
+    return {"<": ("upper", sp.ceiling(x) - 1), "<=": ("upper", sp.floor(x)),
+            ">": ("lower", sp.floor(x) + 1), ">=": ("lower", sp.ceiling(x))}[op]
+
+
+def _clamp(value: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr:
+    """``value`` held to [low, high], the Min and Max left out where floor <= ceiling proves them idle."""
+    if _nonnegative(value - low):
+        bounded = value
+    elif _nonnegative(low - value):
+        bounded = low
+    else:
+        bounded = sp.Max(value, low)
+    if _nonnegative(high - bounded):
+        return bounded
+    if _nonnegative(bounded - high):
+        return high
+    return sp.Min(bounded, high)
+
+
+def _nonnegative(expr: sp.Expr) -> bool:
+    """Provably >= 0: by sympy's assumptions, else with each floor(x) and ceiling(x) replaced by
+    the end of [x - 1, x] or [x, x + 1] that makes the expression least."""
+    expr = sp.expand(expr)
+    if expr.is_nonnegative:
+        return True
+    terms = sp.Add.make_args(expr)
+    lower = 0
+    for term in terms:
+        coeff, rest = term.as_coeff_Mul()
+        if isinstance(rest, (sp.floor, sp.ceiling)):
+            x = rest.args[0]
+            low, high = (x - 1, x) if isinstance(rest, sp.floor) else (x, x + 1)
+            lower += coeff * (low if coeff > 0 else high)
+        else:
+            lower += term
+    lower = sp.expand(lower)
+    return bool(lower.is_nonnegative)

@@ -1,0 +1,55 @@
+"""Exact sums of summands that switch form inside the range (symbolic/counts/sums.py), held to
+brute-force sums over the integers."""
+
+from __future__ import annotations
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfeq.symbolic.counts.sums import closed_sum
+
+N = sp.Symbol("n", positive=True, integer=True)
+B = sp.Symbol("B", positive=True, integer=True)
+W = sp.Symbol("w", integer=True)  # a function parameter: sign unknown to sympy
+T = sp.Symbol("t", integer=True, nonnegative=True)
+I = sp.Symbol("i", integer=True)
+
+
+def tiles(n: int, b: int) -> range:
+    return range(-(-n // b))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 40))
+def test_the_tile_loop_sums_to_the_extent_whatever_the_remainder(n, b):
+    total = closed_sum(sp.Min(N, B * T + B) - B * T, (T, 0, sp.ceiling(N / B) - 1))
+    assert total.subs({N: n, B: b}) == n
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 20))
+def test_a_triangle_under_a_clamped_upper_bound(n, b):
+    """``hi = lo + B < n ? lo + B : n``; ``for (i = lo; i < hi; i++) for (j = 0; j <= i; j++)``."""
+    hi = sp.Piecewise((B * T + B, B * T + B < N), (N, True))
+    inner = sp.summation(I + 1, (I, B * T, hi - 1))
+    total = closed_sum(inner, (T, 0, sp.ceiling(N / B) - 1))
+    assert total.subs({N: n, B: b}) == sum(i + 1 for i in range(n))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 16), st.integers(0, 50))
+def test_a_max_on_a_falling_slope_and_a_width_of_unknown_sign(n, w, shift):
+    """max(0, n - w t - shift) summed over t: the slope's sign comes from the caller's probe."""
+    summand = sp.Max(0, N - W * T - shift)
+    total = closed_sum(summand, (T, 0, N), sign=lambda e: 1 if e.subs(W, w) > 0 else -1)
+    assert total.subs({N: n, W: w}) == sum(max(0, n - w * t - shift) for t in range(n + 1))
+
+
+def test_a_condition_on_something_else_than_the_variable_stays_a_piecewise():
+    total = closed_sum(sp.Piecewise((T, N > 10), (1, True)), (T, 0, N - 1))
+    assert total.subs(N, 20) == sum(range(20)) and total.subs(N, 5) == 5
+
+
+def test_a_condition_that_is_not_a_half_line_is_left_to_the_caller():
+    assert closed_sum(sp.Piecewise((1, sp.Eq(sp.Mod(T, 3), 0)), (0, True)), (T, 0, N - 1)) is None
