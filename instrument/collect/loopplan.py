@@ -423,17 +423,25 @@ def _init_expr(node: c_ast.Node, var: str | None) -> c_ast.Node | None:
     init = getattr(node, "init", None)
     if var is None or init is None:
         return None
-    if isinstance(init, c_ast.Assignment) and is_id(init.lvalue, var) and init.op == "=":
-        return init.rvalue
-    if isinstance(init, c_ast.ExprList):
-        for expr in init.exprs:
-            if isinstance(expr, c_ast.Assignment) and is_id(expr.lvalue, var) and expr.op == "=":
-                return expr.rvalue
+    for expr in init.exprs if isinstance(init, c_ast.ExprList) else [init]:
+        value = _assigned_value(expr, var)
+        if value is not None:
+            return value
     if isinstance(init, c_ast.DeclList):
         for decl in init.decls:
             if decl.name == var:
                 return decl.init
     return None
+
+
+def _assigned_value(expr: c_ast.Node, var: str) -> c_ast.Node | None:
+    """The value ``var = v`` gives ``var``, also inside a chain ``i2 = i = 1`` (miniAMR's loops over
+    a fine and a coarse index): v, the chain's last right-hand side; None if ``expr`` does not."""
+    found = False
+    while isinstance(expr, c_ast.Assignment) and expr.op == "=":
+        found = found or is_id(expr.lvalue, var)
+        expr = expr.rvalue
+    return expr if found else None
 
 
 def _paired(node: c_ast.Node) -> tuple[c_ast.Node, int] | None:
