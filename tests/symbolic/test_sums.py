@@ -13,7 +13,7 @@ N = sp.Symbol("n", positive=True, integer=True)
 B = sp.Symbol("B", positive=True, integer=True)
 W = sp.Symbol("w", integer=True)  # a function parameter: sign unknown to sympy
 T = sp.Symbol("t", integer=True, nonnegative=True)
-I = sp.Symbol("i", integer=True)
+IDX = sp.Symbol("i", integer=True)
 
 
 def tiles(n: int, b: int) -> range:
@@ -32,7 +32,7 @@ def test_the_tile_loop_sums_to_the_extent_whatever_the_remainder(n, b):
 def test_a_triangle_under_a_clamped_upper_bound(n, b):
     """``hi = lo + B < n ? lo + B : n``; ``for (i = lo; i < hi; i++) for (j = 0; j <= i; j++)``."""
     hi = sp.Piecewise((B * T + B, B * T + B < N), (N, True))
-    inner = sp.summation(I + 1, (I, B * T, hi - 1))
+    inner = sp.summation(IDX + 1, (IDX, B * T, hi - 1))
     total = closed_sum(inner, (T, 0, sp.ceiling(N / B) - 1))
     assert total.subs({N: n, B: b}) == sum(i + 1 for i in range(n))
 
