@@ -478,6 +478,8 @@ def overall(rows: list[dict]) -> dict:
         "failure_classes": classes,
         "loops_symbolic_median": statistics.median(shares) if shares else None,
         "loops_symbolic_range": [min(shares), max(shares)] if shares else None,
+        "loops_symbolic_pooled": [sum(r["loops"]["symbolic"] for r in rows if r["loops"]),
+                                  sum(r["loops"]["loops"] for r in rows if r["loops"])],
         "counts_compared": len(counted),
         "counts_within_1pct": sum(all(abs(v) <= 1 for v in r["count_error_pct"].values()) for r in counted),
         "slowdown_median": statistics.median(slowdowns) if slowdowns else None,
@@ -549,7 +551,9 @@ def report(rows: list[dict], summary: dict) -> str:
             "failures by class: " + (", ".join(f"{k} {v}" for k, v in sorted(s["failure_classes"].items())) or "none"),
             f"loops symbolic: median {pct(s['loops_symbolic_median'])}"
             + (f", range {pct(s['loops_symbolic_range'][0])}-{pct(s['loops_symbolic_range'][1])}"
-               if s["loops_symbolic_range"] else ""),
+               if s["loops_symbolic_range"] else "")
+            + (f"; over all loops {s['loops_symbolic_pooled'][0]}/{s['loops_symbolic_pooled'][1]}"
+               if s.get("loops_symbolic_pooled") and s["loops_symbolic_pooled"][1] else ""),
             f"counts at 8x within 1 % (ops, messages, bytes): {s['counts_within_1pct']}/{s['counts_compared']} programs compared",
             "slowdown (instrumented / plain, medians of the runs at the big size, P = 1, T = 1): "
             + (f"median {s['slowdown_median']:.2f}x, max {s['slowdown_max']:.2f}x" if s["slowdown_median"] else "-"),

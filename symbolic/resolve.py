@@ -87,7 +87,8 @@ class Resolver:
     """Resolves names at one point (a loop or block) of one function of a unit."""
 
     def __init__(self, unit: UnitView, function: int, loop: int | None, line: int,
-                 param_symbols: dict[str, sp.Symbol] | None = None):
+                 param_symbols: dict[str, sp.Symbol] | None = None, before: int | None = None):
+        self.before = before  # only the function's first ``before`` assignments (source order) are seen
         self.unit = unit
         self.function = function
         self.fdesc = unit.functions[function]
@@ -236,7 +237,8 @@ class Resolver:
     def _assignment(self, name: str, enclosing: list[LoopDescriptor]) -> Assignment | None:
         """The assignment that gives ``name`` its value here, or None; Unresolved if it varies."""
         enclosing_ids = {loop.id for loop in enclosing}
-        candidates = [a for a in self.fdesc.assignments if a.variable == name]
+        seen = self.fdesc.assignments[:self.before]
+        candidates = [a for a in seen if a.variable == name]
         if not candidates:
             return None
         usable = [a for a in candidates if a.line <= self.line and (a.loop is None or a.loop in enclosing_ids)]
@@ -244,51 +246,87 @@ class Resolver:
             if any(a.loop is not None for a in candidates):
                 raise Unresolved(f"'{name}' is assigned only inside loops")
             return None
-        chosen = max(usable, key=lambda a: a.line)
+        chosen = usable[-1]  # the last before here in source order (several may share a line)
         if chosen.op != "=":
             raise Unresolved(f"'{name}' is updated with {chosen.op}")
         for a in candidates:
-            if a is not chosen and a.loop is not None and a.loop in enclosing_ids:
+            # set in an enclosing loop after this point: the next iteration sees it here
+            if a not in usable and a.loop is not None and a.loop in enclosing_ids:
                 raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a.line})")
-        if len(candidates) > 1 and self._conditional(chosen.block):
+        # set once, under a condition: a formal parameter keeps its value from the call otherwise
+        # (an assignment with no block is in a straight-line function: it always runs)
+        shortened = chosen.block is not None and path_root(name) in self.fdesc.params
+        if (len(candidates) > 1 or shortened) and self._conditional(chosen.block):
             raise _Branched(f"'{name}' is assigned under a condition (line {chosen.line})", chosen, usable)
         return chosen
 
     def _branch_value(self, branched: _Branched) -> sp.Expr:
-        """A variable set in both branches of an ``if`` before this point (a block decomposition's
-        ``if (rank < leftover) { first = ...; } else { first = ...; }``): Piecewise((then value,
+        """A variable set in a branch of an ``if`` before this point: Piecewise((then value,
         condition), (else value, True)), each value and the condition resolved where they stand.
-        Only when the last assignment of each branch is unconditional in it and nothing after the
-        ``if`` assigns the variable again; Unresolved otherwise (with the original reason)."""
+        Both branches may set it (a block decomposition's ``if (rank < leftover) { first = ...; }
+        else { first = ...; }``), or one, the other keeping the value from before the ``if`` (the clamp
+        ``hi = lo + B; if (hi > n) hi = n;``, which then must be set in the same loop body).  Only when
+        the last assignment in a branch is unconditional in it and nothing after the ``if`` assigns
+        the variable again; Unresolved otherwise (with the original reason)."""
         chosen, usable = branched.chosen, branched.usable
         branch = self._branch_block(chosen.block)
         cond = next((c for c in self.unit.data.conds if c.kind == "if" and branch is not None
                      and branch in (c.then_block, c.else_block) and c.function == self.function), None)
-        if cond is None or cond.then_block is None or cond.else_block is None:
+        if cond is None or cond.then_block is None:
             raise branched
-        if branch == cond.then_block and self.line < self.unit.blocks[cond.else_block].line:
+        if (cond.else_block is not None and branch == cond.then_block
+                and self.line < self.unit.blocks[cond.else_block].line):
             sides = (cond.then_block,)  # here is inside the then branch, after its assignment
         else:
             sides = (cond.then_block, cond.else_block)
+        cutoff = self.first_inside(set(sides) - {None})
         values = {}
         for side in sides:
-            mine = [a for a in usable if a.loop == chosen.loop and self._branch_block(a.block) == side]
-            if not mine:
-                raise branched
-            last = max(mine, key=lambda a: a.line)
-            if last.op != "=":
+            inside = [a for a in usable if side is not None and self._inside(a.block, {side})]
+            if not inside:
+                values[side] = self._before_if(chosen, cond, cutoff, branched)
+                continue
+            last = inside[-1]
+            if last.op != "=" or last.loop != chosen.loop or self._branch_block(last.block) != side:
                 raise branched
             sub = Resolver(self.unit, self.function, last.loop, last.line, self.param_symbols)
             sub.depth = self.depth + 1
             values[side] = to_sympy(last.text, sub)
         if len(sides) == 1:
             return values[cond.then_block]
-        at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols)
+        at_if = condition_resolver(self.unit, cond, chosen.loop, self.param_symbols)
         at_if.depth = self.depth + 1
         condition = to_condition(cond.text, at_if)
         if condition.free_symbols & LOOP_SYMBOLS and chosen.loop is None:
             raise branched
         return sp.Piecewise((values[cond.then_block], condition), (values[cond.else_block], True))
+
+    def _before_if(self, chosen: Assignment, cond, cutoff: int, branched: _Branched) -> sp.Expr:
+        """The value ``chosen``'s variable has where the ``if`` is tested: seen with only the
+        assignments before the ``if``, and set in the same loop body (or the function, outside
+        loops), else an earlier iteration's value could reach it."""
+        earlier = [a for a in self.fdesc.assignments[:cutoff] if a.variable == chosen.variable and a.line <= cond.line]
+        if chosen.loop is not None and (not earlier or earlier[-1].loop != chosen.loop):
+            raise branched
+        if not earlier and path_root(chosen.variable) not in self.fdesc.params:
+            raise branched  # no value before the if that this function gives it
+        at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols, before=cutoff)
+        at_if.depth = self.depth + 1
+        return at_if(chosen.variable)
+
+    def first_inside(self, blocks: set[int]) -> int | None:
+        """The index (source order) of the function's first assignment in ``blocks`` or nested in
+        them: a resolver made with it as ``before`` sees the values as they are where the
+        condition of those branches is tested, even when an assignment shares its line."""
+        return next((i for i, a in enumerate(self.fdesc.assignments) if self._inside(a.block, blocks)), None)
+
+    def _inside(self, block_id: int | None, targets: set[int]) -> bool:
+        """Whether a block is one of ``targets`` or nested in one of them."""
+        while block_id is not None:
+            if block_id in targets:
+                return True
+            block_id = self.unit.blocks[block_id].anchor
+        return False
 
     def _branch_block(self, block_id: int | None) -> int | None:
         """The then or else block a block runs in directly (through the straight-line blocks after
@@ -313,6 +351,15 @@ class Resolver:
                 return False
             block_id = block.anchor
         return True
+
+
+def condition_resolver(unit: UnitView, cond, loop: int | None,
+                       param_symbols: dict[str, sp.Symbol] | None = None) -> Resolver:
+    """The resolver for an ``if``'s condition: names as they are before its branches run."""
+    resolver = Resolver(unit, cond.function, loop, cond.line, param_symbols)
+    branches = {b for b in (cond.then_block, cond.else_block, *cond.case_blocks) if b is not None}
+    resolver.before = resolver.first_inside(branches)
+    return resolver
 
 
 class _Branched(Unresolved):

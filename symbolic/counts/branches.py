@@ -13,7 +13,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback
-from perfeq.symbolic.resolve import LOOP_SYMBOLS, Resolver, UnitView
+from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
 
 
 class Branches(CountBase):
@@ -26,7 +26,7 @@ class Branches(CountBase):
         if block is None:
             return
         try:
-            resolver = Resolver(unit, cond.function, block.loop, cond.line, self.param_symbols)
+            resolver = condition_resolver(unit, cond, block.loop, self.param_symbols)
             condition = to_condition(cond.text, resolver)
             loop_vars = condition.free_symbols & LOOP_SYMBOLS
             if loop_vars:

@@ -651,3 +651,17 @@ def test_loops_with_a_chained_initialisation_are_counted(tmp_path, capsys):
     assert "chained.c" not in capsys.readouterr().err
     assert not load_model(tmp_path / "m.json").fallbacks
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 320), {"n": 320})
+
+
+def test_a_value_clamped_by_an_if_without_else(tmp_path, capsys):
+    """``hi = lo + 8; if (hi > n) hi = n;``, the same on one line, and a formal parameter clamped
+    in place: Piecewise of the branch's value and the value before the if; no fallback, exact
+    at 8x with n not a multiple of the tiles (the counts were negative at 8x)."""
+    instrumented, plain = build(REAL / "clamp.c", tmp_path)
+    same_output(instrumented, plain, 37)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 37)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert "clamp.c" not in capsys.readouterr().err
+    assert not load_model(tmp_path / "m.json").fallbacks
+    for n in (299, 301):
+        assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big{n}.trace", n), {"n": n})
