@@ -87,8 +87,8 @@ class Resolver:
     """Resolves names at one point (a loop or block) of one function of a unit."""
 
     def __init__(self, unit: UnitView, function: int, loop: int | None, line: int,
-                 param_symbols: dict[str, sp.Symbol] | None = None, before: int | None = None):
-        self.before = before  # only the function's first ``before`` assignments (source order) are seen
+                 param_symbols: dict[str, sp.Symbol] | None = None):
+        self.before: int | None = None  # only the function's first ``before`` assignments (source order) are seen
         self.unit = unit
         self.function = function
         self.fdesc = unit.functions[function]
@@ -279,12 +279,11 @@ class Resolver:
             sides = (cond.then_block,)  # here is inside the then branch, after its assignment
         else:
             sides = (cond.then_block, cond.else_block)
-        cutoff = self.first_inside(set(sides) - {None})
         values = {}
         for side in sides:
             inside = [a for a in usable if side is not None and self._inside(a.block, {side})]
             if not inside:
-                values[side] = self._before_if(chosen, cond, cutoff, branched)
+                values[side] = self._before_if(chosen, cond, branched)
                 continue
             last = inside[-1]
             if last.op != "=" or last.loop != chosen.loop or self._branch_block(last.block) != side:
@@ -301,17 +300,18 @@ class Resolver:
             raise branched
         return sp.Piecewise((values[cond.then_block], condition), (values[cond.else_block], True))
 
-    def _before_if(self, chosen: Assignment, cond, cutoff: int, branched: _Branched) -> sp.Expr:
+    def _before_if(self, chosen: Assignment, cond, branched: _Branched) -> sp.Expr:
         """The value ``chosen``'s variable has where the ``if`` is tested: seen with only the
         assignments before the ``if``, and set in the same loop body (or the function, outside
         loops), else an earlier iteration's value could reach it."""
-        earlier = [a for a in self.fdesc.assignments[:cutoff] if a.variable == chosen.variable and a.line <= cond.line]
+        at_if = condition_resolver(self.unit, cond, chosen.loop, self.param_symbols)
+        at_if.depth = self.depth + 1
+        earlier = [a for a in self.fdesc.assignments[:at_if.before]
+                   if a.variable == chosen.variable and a.line <= cond.line]
         if chosen.loop is not None and (not earlier or earlier[-1].loop != chosen.loop):
             raise branched
         if not earlier and path_root(chosen.variable) not in self.fdesc.params:
             raise branched  # no value before the if that this function gives it
-        at_if = Resolver(self.unit, self.function, chosen.loop, cond.line, self.param_symbols, before=cutoff)
-        at_if.depth = self.depth + 1
         return at_if(chosen.variable)
 
     def first_inside(self, blocks: set[int]) -> int | None:

@@ -34,9 +34,7 @@ def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None
     var, lo, hi = limits
     if depth > 4:
         return None
-    expr = expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
-                        lambda e: e.rewrite(sp.Piecewise))
-    folded = sp.piecewise_fold(expr)
+    folded = sp.piecewise_fold(min_max_as_piecewise(expr, var))
     if not isinstance(folded, sp.Piecewise):
         return None
     (first, cond), rest = folded.args[0], folded.args[1:]
@@ -56,6 +54,12 @@ def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None
         pieces = ((other, lo, cut), (first, cut + 1, hi))
     parts = [_sum_or_split(e, (var, a, b), depth, sign) for e, a, b in pieces]
     return None if None in parts else parts[0] + parts[1]
+
+
+def min_max_as_piecewise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``expr`` with each Min and Max that holds ``var`` written as the ?: it is."""
+    return expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
+                        lambda e: e.rewrite(sp.Piecewise))
 
 
 def _sum_or_split(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:

@@ -14,7 +14,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback
-from perfeq.symbolic.counts.sums import closed_sum
+from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
 from perfeq.symbolic.symbols import RANK, P, T
@@ -279,9 +279,7 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
         arg = e.args[0]
         return arg - mean_fraction(arg) if isinstance(e, sp.floor) else arg + mean_fraction(arg)
 
-    relaxed = expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
-                           lambda e: e.rewrite(sp.Piecewise))
-    relaxed = relaxed.replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
+    relaxed = min_max_as_piecewise(expr, var).replace(lambda e: isinstance(e, (sp.floor, sp.ceiling)) and e.has(var), relax_one)
     return relaxed.replace(
         lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)

@@ -16,10 +16,6 @@ T = sp.Symbol("t", integer=True, nonnegative=True)
 IDX = sp.Symbol("i", integer=True)
 
 
-def tiles(n: int, b: int) -> range:
-    return range(-(-n // b))
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 400), st.integers(1, 40))
 def test_the_tile_loop_sums_to_the_extent_whatever_the_remainder(n, b):

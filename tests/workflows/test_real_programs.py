@@ -627,41 +627,34 @@ def test_a_share_per_thread_from_arrays_is_fitted_with_the_thread_count(tmp_path
     assert any("threadshare.c:23" in f and "n/T" in f for f in fallbacks), fallbacks
 
 
+def assert_symbolic_and_exact(source: Path, folder: Path, capsys, small: tuple[int, int], big: tuple[int, ...]) -> None:
+    """A sequential program taking n: same output as plain; the model of traces at the ``small``
+    sizes names nothing of ``source`` on stderr, has no fallback, and is exact at each ``big`` size."""
+    instrumented, plain = build(source, folder)
+    same_output(instrumented, plain, small[1])
+    traces = [trace(instrumented, folder / f"{n}.trace", n) for n in small]
+    assert cli.main(["model", *map(str, traces), "-o", str(folder / "m.json")]) == 0
+    assert source.name not in capsys.readouterr().err
+    assert not load_model(folder / "m.json").fallbacks
+    for n in big:
+        assert_exact(folder / "m.json", trace(instrumented, folder / f"big{n}.trace", n), {"n": n})
+
+
 def test_tile_loops_bounded_by_min_are_summed_exactly(tmp_path, capsys):
     """Tile loops to ``MIN(n, i + TILE)`` and a triangle under ``hi = lo + TILE < n ? lo + TILE : n``
     (ParRes Kernels' Transpose and DGEMM): sympy leaves the sum over the tiles of a Min unevaluated,
     so the tile loops were fitted, -18 % at 8x with n not a multiple of the tile; now exact."""
-    instrumented, plain = build(REAL / "tiled.c", tmp_path)
-    same_output(instrumented, plain, 37)
-    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 37)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert "tiled.c" not in capsys.readouterr().err
-    assert not load_model(tmp_path / "m.json").fallbacks
-    for n in (299, 300):
-        assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big{n}.trace", n), {"n": n})
+    assert_symbolic_and_exact(REAL / "tiled.c", tmp_path, capsys, (20, 37), (299, 300))
 
 
 def test_loops_with_a_chained_initialisation_are_counted(tmp_path, capsys):
     """``for (i2 = i = 1; i <= n; i++, i2 += 2)``: i's first value is the chain's last right-hand
     side; every loop of chained.c symbolic (three were fitted) and exact at 8x."""
-    instrumented, plain = build(REAL / "chained.c", tmp_path)
-    same_output(instrumented, plain, 40)
-    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 40)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert "chained.c" not in capsys.readouterr().err
-    assert not load_model(tmp_path / "m.json").fallbacks
-    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 320), {"n": 320})
+    assert_symbolic_and_exact(REAL / "chained.c", tmp_path, capsys, (20, 40), (320,))
 
 
 def test_a_value_clamped_by_an_if_without_else(tmp_path, capsys):
     """``hi = lo + 8; if (hi > n) hi = n;``, the same on one line, and a formal parameter clamped
     in place: Piecewise of the branch's value and the value before the if; no fallback, exact
     at 8x with n not a multiple of the tiles (the counts were negative at 8x)."""
-    instrumented, plain = build(REAL / "clamp.c", tmp_path)
-    same_output(instrumented, plain, 37)
-    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 37)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert "clamp.c" not in capsys.readouterr().err
-    assert not load_model(tmp_path / "m.json").fallbacks
-    for n in (299, 301):
-        assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big{n}.trace", n), {"n": n})
+    assert_symbolic_and_exact(REAL / "clamp.c", tmp_path, capsys, (20, 37), (299, 301))
