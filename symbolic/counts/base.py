@@ -70,6 +70,8 @@ class CountBase:
         self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
         self._after: dict[tuple[int, int], sp.Expr | CondDescriptor] = {}  # (ctx, after block) -> ratio or the if
         self._recorded: dict[tuple, sp.Expr | None] = {}  # (ctx, unit, value slot) -> fitted values
+        # counts of cells fitted so far (floor(c x) + j): per-cell densities n / cells are fit forms after them
+        self._cell_forms: dict[sp.Expr, None] = {}
         self._relaxed = False  # a sum of the loop being decided was relaxed (see _summation)
         self._cache: dict[tuple[int, int], sp.Expr] = {}
         self._ids: dict[int, int] = {}
@@ -203,6 +205,9 @@ class CountBase:
                       n / log, n / (P * log)]
         for n in self.exponent_symbols:  # a size given by its logarithm (NPB MG's lt, HPGMG's log2 box)
             forms += [2**n, 2**n / P, 4**n, 4**n / P, 8**n, 8**n / P]
+        for cell in self._cell_forms:  # what a cell holds: atoms per link cell, n / P over the cells
+            forms += [n / cell for n in self.fit_symbols if n in cell.free_symbols]
+            forms += [n / (P * cell) for n in self.fit_symbols if n in cell.free_symbols]
         if self.threads_vary:  # a share per thread the program computes itself (start[tid], end[tid])
             for n in self.fit_symbols:
                 forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
@@ -268,6 +273,10 @@ class CountBase:
             offset = _offset(samples, {**exact_forms, **levels}, set(levels))
             if offset[0] is not None:
                 return offset
+            cells = _cells(samples, exact_forms)
+            if cells[0] is not None:
+                self._cell_forms[sp.factor_terms(cells[0]).as_coeff_Mul()[1]] = None
+                return cells
         if best_error > FIT_TOLERANCE:
             return _affine(samples, exact_forms)
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
@@ -275,6 +284,16 @@ class CountBase:
         tied = [c for c in candidates if c[0] <= best_error + 1e-9]
         _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
         return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
+
+    def _worst_error(self, samples: list[tuple[dict, sp.Rational]], expr: sp.Expr) -> float:
+        """The largest relative difference between ``expr`` and the samples (inf where it has no number)."""
+        worst = 0.0
+        for values, measured in samples:
+            number = _number(expr, values)
+            if number is None:
+                return math.inf
+            worst = max(worst, abs(number - float(measured)) / max(abs(float(measured)), 1e-300))
+        return worst if worst > 1e-9 else 0.0
 
     def recorded_value(self, ctx, unit: UnitView, slot: int, where: str, what: str,
                        reason: Exception) -> sp.Expr | None:
@@ -367,6 +386,51 @@ def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
                     a.is_integer and a != 0 and abs(a) <= OFFSET_SHARE * b * x1
             if plain:
                 return a + b * form, f" (a + b * form exact on {len(samples)} runs at two values of the form)"
+    return None, ""
+
+
+CELL_OFFSETS = (0, 1, 2, -1, -2)  # halo layers around a count of cells: (floor(c x) + j), first fit wins
+
+
+def _cells(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]]
+           ) -> tuple[sp.Expr | None, str]:
+    """k * (floor(c * x) + j), exact on every run: a count of cells a program computes as a
+    length over a width it reads or derives at run time (CoMD's link cells: ``gridSize =
+    localExtent / cutoff`` per dimension, the other dimensions' product k, j halo layers), for
+    which no c * form and no a + b * form is exact.
+
+    Whole-number trips only, at least three distinct values of the form x (two to bound c, one to
+    check it), at least two distinct cell counts.  Each run bounds c to [m / x, (m + 1) / x); the
+    intersection of those must be non-empty, and c is its midpoint (the runs cannot say more: the
+    note gives the interval, which is how far an extrapolation's cell count can be off).  k is tried
+    from the largest divisor of the trips' greatest common divisor down, j in :data:`CELL_OFFSETS`;
+    the first fit wins.  Forms are ``bases_of``'s polynomial ones without floor.
+    """
+    if any(not t.is_integer or t <= 0 for _, t in samples):
+        return None, ""
+    trips = [int(t) for _, t in samples]
+    common = math.gcd(*trips)
+    divisors = sorted({d for i in range(1, math.isqrt(common) + 1) if common % i == 0 for d in (i, common // i)},
+                      reverse=True)
+    for form, bases in bases_of.items():
+        if form == 1 or form.has(sp.floor) or any(b is None or b <= 0 for b in bases):
+            continue
+        xs = [Fraction(b).limit_denominator(10**6) for b in bases]
+        if len(set(xs)) < 3:
+            continue
+        for k in divisors:
+            for j in CELL_OFFSETS:
+                cells = [t // k - j for t in trips]
+                if min(cells) < 1 or len(set(cells)) < 2:
+                    continue
+                lo = max(Fraction(m) / x for m, x in zip(cells, xs, strict=True))
+                hi = min(Fraction(m + 1) / x for m, x in zip(cells, xs, strict=True))
+                if lo >= hi:
+                    continue
+                c = (lo + hi) / 2
+                fitted = k * (sp.floor(sp.Rational(c.numerator, c.denominator) * form) + j)
+                return fitted, (f" (k * (floor(c * form) + j) exact on {len(samples)} runs, c anywhere in "
+                                f"[{float(lo):.6g}, {float(hi):.6g}): the midpoint taken)")
     return None, ""
 
 

@@ -235,18 +235,15 @@ class CommCounts(CountBase):
             records = self._records_where_called(ctx, comm) or records
         where = self._where(unit, comm.line)
         fitted, fit_note = self._array_bytes(ctx, comm)
-        sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
-        for note in notes:
-            self.fallbacks.append(Fallback(where, "measured", "communication", note))
-        try:
-            result = tuple(self.total(ctx, unit, comm.block, w) for w in (sent, nbytes, critical))
-            if self._check_comm(ctx, comm, result, bytes_tolerance=1e-6 if fitted is None else FIT_TOLERANCE):
-                if fit_note:
-                    self.fallbacks.append(Fallback(where, "fit", "communication", fit_note))
-                return result
-            reason = "the symbolic messages do not reproduce the measured ones"
-        except Unresolved as exc:
-            reason = str(exc)
+        if fitted is None:
+            fitted, fit_note = self._data_bytes(ctx, comm, resolver)
+        result, reason = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note)
+        if result is None and fitted is None:  # a count the callee has, that its caller passed as data
+            fitted, fit_note = self._data_bytes(ctx, comm, resolver, passed=True)
+            if fitted is not None:
+                result, _ = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note)
+        if result is not None:
+            return result
         measured = []
         for r in range(self.run.nranks):
             total = None
@@ -259,6 +256,25 @@ class CommCounts(CountBase):
         n = self.run.nranks
         return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
                      for key in ("sent", "bytes_sent", "critical"))
+
+    def _modelled_comm(self, ctx, unit: UnitView, comm: CommDescriptor, resolver: Resolver, records: list,
+                       fitted: sp.Expr | None, fit_note: str) -> tuple[tuple | None, str]:
+        """The call site's (sent, bytes, critical) summed over the context, when they reproduce the
+        run (bytes within the fit's tolerance when ``fitted`` bytes per call are given); else None
+        and the reason.  The notes of what was approximated are kept only for a result."""
+        where = self._where(unit, comm.line)
+        sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
+        try:
+            result = tuple(self.total(ctx, unit, comm.block, w) for w in (sent, nbytes, critical))
+        except Unresolved as exc:
+            return None, str(exc)
+        if not self._check_comm(ctx, comm, result, bytes_tolerance=1e-6 if fitted is None else FIT_TOLERANCE):
+            return None, "the symbolic messages do not reproduce the measured ones"
+        for note in notes:
+            self.fallbacks.append(Fallback(where, "measured", "communication", note))
+        if fit_note:
+            self.fallbacks.append(Fallback(where, "fit", "communication", fit_note))
+        return result, ""
 
     def _records_where_called(self, ctx, comm: CommDescriptor) -> list:
         """The call site's records in the first run holding this context where the site was called."""
@@ -300,6 +316,37 @@ class CommCounts(CountBase):
         return nbytes, (f"count {comm.count} is an array (data): its elements per call {samples[0][1]} = "
                         f"{fitted}{note}; bytes sent per call = {nbytes}, the blocks for the other ranks if all "
                         "blocks were equal")
+
+    def _data_bytes(self, ctx, comm: CommDescriptor, resolver: Resolver, passed: bool = False
+                    ) -> tuple[sp.Expr | None, str]:
+        """Bytes of one call's block when its count is data, not an array (a buffer's length a
+        packing function returned: CoMD's halo exchange sends the atoms it packed): the bytes per
+        call, over the ranks that called it, fitted like a trip count over every run that holds
+        this context.  ``passed``: the count is symbolic here (a parameter, ``sendLen``) but its
+        caller passed data for it.  None when the count is symbolic (unless ``passed``) or absent,
+        or no form fits."""
+        spec = MPI_CALLS.get(comm.call)
+        if spec is None or spec.count_sum is not None or comm.count is None:
+            return None, ""
+        reason = "its caller passed data for it"
+        if not passed:
+            try:
+                to_sympy(comm.count, resolver)
+                return None, ""
+            except Unresolved as exc:
+                reason = str(exc)
+        samples = []
+        for run, node in self._same_context(ctx):
+            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, []) if rec.calls]
+            calls = sum(rec.calls for rec in records)
+            if calls:
+                samples.append((self.values(run, 0), _rational(Fraction(sum(rec.bytes for rec in records), calls))))
+        if len(samples) < 2:
+            return None, ""
+        fitted, note = self._fit(samples)
+        if fitted is None:
+            return None, ""
+        return fitted, (f"count {comm.count} is data ({reason}): its bytes per call {samples[0][1]} = {fitted}{note}")
 
     def _check_comm(self, ctx, comm: CommDescriptor, result: tuple, bytes_tolerance: float = 1e-6) -> bool:
         """Whether the messages (exactly) and bytes (within ``bytes_tolerance``, relative)

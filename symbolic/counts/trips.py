@@ -102,6 +102,10 @@ class LoopTrips(CountBase):
             return sp.Integer(0)
         trips = samples[0][1]
         fitted, note = self._fit(samples)
+        if fitted is None or self._worst_error(samples, fitted) > 0:
+            shared = self._per_enclosing_iteration(ctx, unit, loop)
+            if shared is not None:
+                fitted, note = shared
         if fitted is not None:
             self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}{note}"))
             return fitted
@@ -113,6 +117,47 @@ class LoopTrips(CountBase):
         self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"
                                        + ("" if len(samples) > 1 else " (give traces at two or more sizes to fit a form)")))
         return trips
+
+    def _per_enclosing_iteration(self, ctx, unit: UnitView, loop: LoopDescriptor) -> tuple[sp.Expr, str] | None:
+        """Trips per entry as (its iterations per entry of the enclosing loop, fitted) / (the
+        enclosing loop's trips), when that fit is exact and its own is not.
+
+        A bound read from an array the enclosing loop indexes (``for (ii = 0; ii < nAtoms[iBox];
+        ii++)`` inside ``for (iBox ...)``: atoms per link cell) has no form per entry (the mean
+        atoms per cell is a ratio of the atoms to the cells), while the sum over the enclosing
+        loop's iterations (the atoms) often has one.  Only for a loop entered once per iteration
+        of its enclosing loop in every run (not under a conditional there), in the same function.
+        """
+        parent = unit.loops[loop.parent] if loop.parent is not None else None
+        if parent is None or parent.function != loop.function or parent.body_block is None:
+            return None
+        samples = []
+        for run, node in self._same_context(ctx):
+            ranks = range(run.nranks)
+            parent_entries = sum(node.counter(r, parent.entry_slot) for r in ranks)
+            parent_iterations = sum(node.counter(r, unit.blocks[parent.body_block].slot) for r in ranks)
+            entries = sum(node.counter(r, loop.entry_slot) for r in ranks)
+            if entries != parent_iterations:
+                return None
+            if parent_entries:
+                iterations = sum(node.counter(r, unit.blocks[loop.body_block].slot) for r in ranks)
+                samples.append((self.values(run, 0), sp.Rational(iterations, parent_entries)))
+        if len(samples) < 2:
+            return None
+        fitted, note = self._fit(samples)
+        if fitted is None or self._worst_error(samples, fitted) > 0:
+            return None
+        key = (self._ids[id(ctx)], parent.id)
+        parent_trips = self._loop_mode.get(key)
+        if parent_trips is None:
+            try:
+                parent_trips = self._loop_scale.get(key, 1) * self.trips(unit, parent, ctx)[3]
+            except Unresolved:
+                return None
+        if parent_trips == 0 or loop_symbol(unit.key, parent.id, parent.var or "_") in parent_trips.free_symbols:
+            return None
+        return fitted / parent_trips, (f" ({fitted} iterations per entry of the loop at line {parent.line}, "
+                                       f"divided by its trips{note or ''})")
 
     def trips(self, unit: UnitView, loop: LoopDescriptor, ctx: ContextObservation | None = None
               ) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
