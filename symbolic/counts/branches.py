@@ -14,6 +14,7 @@ from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopD
 from perfeq.symbolic.cexpr import Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
+from perfeq.symbolic.symbols import P
 
 
 class Branches(CountBase):
@@ -38,13 +39,33 @@ class Branches(CountBase):
             reason = "the symbolic condition does not reproduce the measured branch counts"
         except Unresolved as exc:
             reason = f"condition is data-dependent ({exc})"
-        ranks = range(self.run.nranks)
-        evaluated = sum(self.measured(ctx, unit, cond.block, r) for r in ranks) if cond.block is not None else 0
-        taken = sum(self.measured(ctx, unit, block.id, r) for r in ranks)
-        self._ratio[key] = sp.Rational(taken, evaluated) if evaluated else sp.Integer(0)
+        self._ratio[key] = self._measured_ratio(ctx, unit, cond, block)
         self._cache.clear()
         if "data-dependent" not in reason:
             self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", reason))
+
+    def _measured_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr:
+        """The true ratio the runs measured: the first run's, or one per process count when the
+        runs measured one ratio at each P and not the same at all (a branch that only runs on more
+        processes: ``if (my_ID != root)`` in a ring broadcast on a sub-communicator never runs on
+        one process), the largest P's beyond the P measured."""
+        per: dict[int, set] = {}
+        for run, node in self._same_context(ctx):
+            ranks = range(run.nranks)
+            evaluated = sum(node.counter(r, unit.blocks[cond.block].slot) for r in ranks) if cond.block is not None else 0
+            taken = sum(node.counter(r, block.slot) for r in ranks)
+            if evaluated:
+                per.setdefault(run.nranks, set()).add(sp.Rational(taken, evaluated))
+        ranks = range(self.run.nranks)
+        evaluated = sum(self.measured(ctx, unit, cond.block, r) for r in ranks) if cond.block is not None else 0
+        first = sp.Rational(sum(self.measured(ctx, unit, block.id, r) for r in ranks), evaluated) if evaluated else sp.Integer(0)
+        if len(per) < 2 or any(len(v) > 1 for v in per.values()) or len({next(iter(v)) for v in per.values()}) < 2:
+            return first
+        procs = sorted(per)
+        self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", (
+            "its true ratio differs with the process count: " + ", ".join(f"{next(iter(per[p]))} at P = {p}" for p in procs)
+            + f" (the largest P's beyond {procs[-1]})")))
+        return sp.Piecewise(*[(next(iter(per[p])), sp.Eq(P, p)) for p in procs[:-1]], (next(iter(per[procs[-1]])), True))
 
     def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:
         kind = "then_block" if not negate else "else_block"

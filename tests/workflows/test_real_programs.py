@@ -495,6 +495,22 @@ def test_particles_per_cell_and_a_length_passed_as_data(tmp_path):
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.01)
 
 
+def test_a_branch_that_only_runs_on_more_processes_keeps_its_ratio_per_process_count(tmp_path):
+    """A ring broadcast on a communicator the program made (PRK DGEMM's RING_Bcast): whether a rank
+    receives and sends depends on its rank in that communicator, so the branches keep measured
+    ratios; on one process neither runs.  Before, the one-process run's ratio (0) was the model's,
+    which then had no messages at all (self-check +99.9 %, bytes -100 % at 8x); now one ratio per
+    process count measured, and the model is exact at 8x on 2 processes."""
+    run = mpi_program(tmp_path, REAL / "ringcomm.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (64, 128) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("its true ratio differs with the process count: 0 at P = 1, 1/2 at P = 2" in f
+               for f in data["fallbacks"]), data["fallbacks"]
+    assert data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", run(2, 1024, "big.trace"), {"n": 1024})
+
+
 def test_offsets_from_two_sizes_exact_at_8x(tmp_path, capsys):
     """A grid side 2^lt + 2 and an interior n - 2, both counted in loops (data to perfeq): fitted from two sizes as a + b * form (no c * form is exact at both), the
     model reproduces its runs and is exact at lt = 8, n = 1024; the fallbacks say how they were fitted."""
