@@ -285,6 +285,32 @@ class CountBase:
         _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
         return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
 
+    def _nearest_form(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
+        """When no form reproduces the runs within :data:`FIT_TOLERANCE`: the c * form nearest to
+        them (c the geometric mean of trips / form over the runs, the form with the smallest worst
+        relative error), taken only when it is off by at most half as much as the first run's
+        constant would be (trips that clearly grow or shrink with the size); None otherwise."""
+        if len(samples) < 2 or any(t <= 0 for _, t in samples):
+            return None, ""
+        trips = np.array([float(t) for _, t in samples])
+        constant = float(np.max(np.abs(trips[0] - trips) / trips))
+        best = None  # (worst relative error, c, form)
+        for form in self._forms():
+            bases = [_finite(form.subs(v)) for v, _ in samples]
+            if any(b is None or b <= 0 for b in bases):
+                continue
+            ratios = trips / np.array(bases)
+            c = float(np.exp(np.mean(np.log(ratios))))
+            error = float(np.max(np.abs(c * np.array(bases) - trips) / trips))
+            if best is None or error < best[0]:
+                best = (error, c, form)
+        if best is None or best[0] > constant / 2:
+            return None, ""
+        error, c, form = best
+        c = sp.nsimplify(c, rational=True, tolerance=1e-6 * max(abs(c), 1.0))
+        return c * form, (f" (NO form within {FIT_TOLERANCE:.0%}: the nearest, off by up to {error:.1%} on the "
+                          f"{len(samples)} runs, where the first run's constant would be off by {constant:.1%})")
+
     def _worst_error(self, samples: list[tuple[dict, sp.Rational]], expr: sp.Expr) -> float:
         """The largest relative difference between ``expr`` and the samples (inf where it has no number)."""
         worst = 0.0
@@ -466,3 +492,18 @@ def _affine(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
     error, a, b, form = best
     a, b = (sp.nsimplify(v, rational=True, tolerance=1e-6 * max(abs(v), 1.0)) for v in (a, b))
     return a + b * form, f" (a + b * form fitted on {len(samples)} runs, worst error {error:.1%})"
+
+
+def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
+    """A value that depends on the process count only: (P, value) samples with one value per P
+    measured, not all the same (a loop over an exchange's partners, empty at P = 1; a branch that
+    only runs on more processes).  Piecewise over the P measured, the largest P's value beyond
+    them; None when the values vary otherwise or do not vary."""
+    per: dict[float, set] = {}
+    for procs, value in samples:
+        per.setdefault(procs, set()).add(value)
+    if len(per) < 2 or any(len(v) > 1 for v in per.values()) or len({next(iter(v)) for v in per.values()}) < 2:
+        return None
+    procs = sorted(per)
+    pieces = [(next(iter(per[p])), sp.Eq(P, int(p))) for p in procs[:-1]]
+    return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))

@@ -12,9 +12,8 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_condition
-from perfeq.symbolic.counts.base import CountBase, Fallback
+from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_count
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
-from perfeq.symbolic.symbols import P
 
 
 class Branches(CountBase):
@@ -49,23 +48,23 @@ class Branches(CountBase):
         runs measured one ratio at each P and not the same at all (a branch that only runs on more
         processes: ``if (my_ID != root)`` in a ring broadcast on a sub-communicator never runs on
         one process), the largest P's beyond the P measured."""
-        per: dict[int, set] = {}
+        samples = []
         for run, node in self._same_context(ctx):
             ranks = range(run.nranks)
             evaluated = sum(node.counter(r, unit.blocks[cond.block].slot) for r in ranks) if cond.block is not None else 0
             taken = sum(node.counter(r, block.slot) for r in ranks)
             if evaluated:
-                per.setdefault(run.nranks, set()).add(sp.Rational(taken, evaluated))
+                samples.append((run.nranks, sp.Rational(taken, evaluated)))
+        by_procs = per_process_count(samples)
+        if by_procs is not None:
+            self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", (
+                "its true ratio differs with the process count: "
+                + ", ".join(f"{ratio} at P = {procs}" for procs, ratio in sorted(set(samples)))
+                + f" (the largest P's beyond {max(procs for procs, _ in samples)})")))
+            return by_procs
         ranks = range(self.run.nranks)
         evaluated = sum(self.measured(ctx, unit, cond.block, r) for r in ranks) if cond.block is not None else 0
-        first = sp.Rational(sum(self.measured(ctx, unit, block.id, r) for r in ranks), evaluated) if evaluated else sp.Integer(0)
-        if len(per) < 2 or any(len(v) > 1 for v in per.values()) or len({next(iter(v)) for v in per.values()}) < 2:
-            return first
-        procs = sorted(per)
-        self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", (
-            "its true ratio differs with the process count: " + ", ".join(f"{next(iter(per[p]))} at P = {p}" for p in procs)
-            + f" (the largest P's beyond {procs[-1]})")))
-        return sp.Piecewise(*[(next(iter(per[p])), sp.Eq(P, p)) for p in procs[:-1]], (next(iter(per[procs[-1]])), True))
+        return sp.Rational(sum(self.measured(ctx, unit, block.id, r) for r in ranks), evaluated) if evaluated else sp.Integer(0)
 
     def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:
         kind = "then_block" if not negate else "else_block"

@@ -13,7 +13,7 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback
+from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, per_process_count
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
@@ -109,11 +109,15 @@ class LoopTrips(CountBase):
         if fitted is not None:
             self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {fitted}{note}"))
             return fitted
-        by_procs = _by_process_count(samples)
+        by_procs = per_process_count([(values[P], trips) for values, trips in samples])
         if by_procs is not None:
             self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {by_procs} trips per entry "
                                            "(per process count measured, the largest's beyond it)"))
             return by_procs
+        nearest, note = self._nearest_form(samples)
+        if nearest is not None:
+            self.fallbacks.append(Fallback(where, "fit", "loop", f"{reason}; {trips} trips per entry = {nearest}{note}"))
+            return nearest
         self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; {trips} trips per entry"
                                        + ("" if len(samples) > 1 else " (give traces at two or more sizes to fit a form)")))
         return trips
@@ -328,17 +332,3 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return relaxed.replace(
         lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)
-
-
-def _by_process_count(samples: list[tuple[dict, sp.Expr]]) -> sp.Expr | None:
-    """Trips per entry that depend on the process count only (one value per P measured, not all the
-    same: a loop over an exchange's partners, empty at P = 1): Piecewise over the P measured, the
-    largest P's value beyond them.  None when the values vary otherwise (then: the first run's)."""
-    per: dict[float, set] = {}
-    for values, trips in samples:
-        per.setdefault(values[P], set()).add(trips)
-    if len(per) < 2 or any(len(v) > 1 for v in per.values()) or len({next(iter(v)) for v in per.values()}) < 2:
-        return None
-    procs = sorted(per)
-    pieces = [(next(iter(per[p])), sp.Eq(P, int(p))) for p in procs[:-1]]
-    return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))

@@ -121,8 +121,9 @@ def test_unary_minus_paired_and_doubling_bounds(tmp_path):
 
 
 def test_a_model_that_does_not_reproduce_its_runs_says_so(tmp_path, capsys):
-    """A data trip count no form fits: the self-check warns, naming the loop, in perfeq model, in
-    the model file and again in perfeq predict; with three traces it prints the leave-one-out."""
+    """A data trip count no form fits (the nearest form, named as such, misses every run): the
+    self-check warns, naming the loop, in perfeq model, in the model file and again in perfeq
+    predict; with three traces it prints the leave-one-out."""
     instrumented, plain = build(REAL / "selfcheck.c", tmp_path)
     same_output(instrumented, plain, 10, 2)
     traces = [trace(instrumented, tmp_path / f"{n}.trace", n, 2) for n in (10, 12, 1)]  # (n = 1: log2 n = 0)
@@ -132,7 +133,9 @@ def test_a_model_that_does_not_reproduce_its_runs_says_so(tmp_path, capsys):
     assert "self-check: the model against its 3 training run(s)" in out.out
     assert "leave-one-out: each run predicted by the model of the others" in out.out
     warnings = [line for line in out.err.splitlines() if line.startswith("perfeq: warning: ")]
-    assert warnings and "does not reproduce its own run 12.trace: ops" in warnings[0]
+    # (no form is near the table's 70, 110, 30 trips: the nearest one misses every run by about 24 %)
+    missed = re.match(r"perfeq: warning: the model does not reproduce its own run (\S+): ops", warnings[0] if warnings else "")
+    assert missed, warnings
     assert "selfcheck.c:14 loop" in warnings[0]  # the loop responsible, by file and line
     check = json.loads((tmp_path / "m.json").read_text())["self_check"]
     assert check["worst_error"] > 0.01 and len(check["held_out"]) == 3 * 4  # ops, startup, sent, bytes
@@ -140,7 +143,7 @@ def test_a_model_that_does_not_reproduce_its_runs_says_so(tmp_path, capsys):
     assert cli.main(["machine-profile", "--manual", "ops=1e-9", "-o", str(profile)]) == 0
     capsys.readouterr()
     assert cli.main(["predict", str(tmp_path / "m.json"), "--machine", str(profile), "n=100", "m=2", "P=1"]) == 0
-    assert "does not reproduce its own run 12.trace" in capsys.readouterr().out
+    assert f"does not reproduce its own run {missed.group(1)}" in capsys.readouterr().out
 
 
 def test_a_parameter_without_a_value_in_a_trace_is_named(tmp_path, capsys):
@@ -509,6 +512,27 @@ def test_a_branch_that_only_runs_on_more_processes_keeps_its_ratio_per_process_c
                for f in data["fallbacks"]), data["fallbacks"]
     assert data["self_check"]["worst_error"] == 0
     assert_exact(tmp_path / "m.json", run(2, 1024, "big.trace"), {"n": 1024})
+
+
+def test_a_growing_bound_no_form_fits_takes_the_nearest_form_and_says_so(tmp_path):
+    """tests/c/real/growth.c: trips n / 2 + 40 from two sizes (n = 40, 320), where no c * form is
+    within 5 % and two values cannot check an a + b * form.  The first run's constant was the model
+    (60 trips, -95 % at n = 2560, 8x); the nearest c * form (off by 8.6 % on the runs, where the
+    constant is off by 70 %) is now, named as such, and the self-check warns about the runs it
+    misses.  It is still far off at 8x (-60 %): two sizes cannot tell n / 2 + 40 from c sqrt(n)."""
+    instrumented, plain = build(REAL / "growth.c", tmp_path)
+    same_output(instrumented, plain, 320)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (40, 320)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    nearest = [f for f in data["fallbacks"] if "NO form within 5%: the nearest" in f]
+    assert nearest and "first run's constant would be off by 70.0%" in nearest[0], data["fallbacks"]
+    assert 0.01 < data["self_check"]["worst_error"] < 0.1
+    measured = measured_counts(from_trace(trace(instrumented, tmp_path / "big.trace", 2560)))["total"]
+    predicted = load_model(tmp_path / "m.json").counts({"n": 2560}, 1, 1)["total"]
+    constant = 100 * 60 / (100 * (2560 // 2 + 40))  # the share of the loop's trips the constant kept
+    error = predicted["ops"] / measured["ops"] - 1
+    assert -(1 - constant) < error < 0
 
 
 def test_offsets_from_two_sizes_exact_at_8x(tmp_path, capsys):

@@ -1,6 +1,6 @@
 /* A model that cannot reproduce its own runs must say so.  The trip count of the loop in work() is
- * data (an entry of a table chosen by n), which no form of n fits: the model keeps the count of
- * the first run and the self-check names the loop at the second.  m is set by a helper called only
+ * data (an entry of a table chosen by n), which no form of n fits: the model takes the nearest
+ * form and the self-check names the loop at the runs it misses.  m is set by a helper called only
  * when a second argument is given: a trace without it has no value of m. */
 #include <stdio.h>
 #include <stdlib.h>
