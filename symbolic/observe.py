@@ -39,6 +39,12 @@ class ContextObservation:
             return self.calls.get(rank, 0)
         return self.counters.get(rank, {}).get(slot, 0)
 
+    def summed(self, slot: int | None) -> int:
+        """A counter (``None``: the invocations) summed over the ranks."""
+        if slot is None:
+            return sum(self.calls.values())
+        return sum(by_slot.get(slot, 0) for by_slot in self.counters.values())
+
     def path(self) -> tuple:
         node, parts = self, []
         while node is not None:

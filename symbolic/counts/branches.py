@@ -48,13 +48,11 @@ class Branches(CountBase):
         runs measured one ratio at each P and not the same at all (a branch that only runs on more
         processes: ``if (my_ID != root)`` in a ring broadcast on a sub-communicator never runs on
         one process), the largest P's beyond the P measured."""
-        samples = []
+        measured = []  # (P, true ratio) of every run holding this context, the first run's first
         for run, node in self._same_context(ctx):
-            ranks = range(run.nranks)
-            evaluated = sum(node.counter(r, unit.blocks[cond.block].slot) for r in ranks) if cond.block is not None else 0
-            taken = sum(node.counter(r, block.slot) for r in ranks)
-            if evaluated:
-                samples.append((run.nranks, sp.Rational(taken, evaluated)))
+            evaluated = node.summed(unit.blocks[cond.block].slot) if cond.block is not None else 0
+            measured.append((run.nranks, sp.Rational(node.summed(block.slot), evaluated) if evaluated else None))
+        samples = [(procs, ratio) for procs, ratio in measured if ratio is not None]
         by_procs = per_process_count(samples)
         if by_procs is not None:
             self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", (
@@ -62,9 +60,7 @@ class Branches(CountBase):
                 + ", ".join(f"{ratio} at P = {procs}" for procs, ratio in sorted(set(samples)))
                 + f" (the largest P's beyond {max(procs for procs, _ in samples)})")))
             return by_procs
-        ranks = range(self.run.nranks)
-        evaluated = sum(self.measured(ctx, unit, cond.block, r) for r in ranks) if cond.block is not None else 0
-        return sp.Rational(sum(self.measured(ctx, unit, block.id, r) for r in ranks), evaluated) if evaluated else sp.Integer(0)
+        return measured[0][1] if measured[0][1] is not None else sp.Integer(0)
 
     def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:
         kind = "then_block" if not negate else "else_block"
@@ -99,9 +95,8 @@ class Branches(CountBase):
                 if isinstance(ratio, sp.Rational) and 0 < ratio < 1:
                     rate = sp.Min(ratio, 1 - ratio) / ratio
                     if cond.predictor is not None:
-                        ranks = range(self.run.nranks)
-                        taken = sum(self.measured(ctx, unit, block_id, r) for r in ranks)
-                        missed = sum(ctx.counter(r, cond.predictor) for r in ranks)
+                        taken = ctx.summed(unit.blocks[block_id].slot)
+                        missed = ctx.summed(cond.predictor)
                         if taken:
                             rate = sp.Min(rate, sp.Rational(missed, taken))
                     return rate
@@ -116,10 +111,9 @@ class Branches(CountBase):
         if self._loop_mode.get(key) is None:
             return sp.Integer(0)
         if loop.predictor is not None and loop.entry_slot is not None:
-            ranks = range(self.run.nranks)
-            entries = sum(ctx.counter(r, loop.entry_slot) for r in ranks)
+            entries = ctx.summed(loop.entry_slot)
             if entries:
-                return sp.Rational(sum(ctx.counter(r, loop.predictor) for r in ranks), entries)
+                return sp.Rational(ctx.summed(loop.predictor), entries)
         return sp.Integer(1)
 
     def _after_ratio(self, ctx, unit: UnitView, block: BlockDescriptor) -> sp.Expr:

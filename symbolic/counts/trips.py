@@ -74,9 +74,7 @@ class LoopTrips(CountBase):
             predicted = self.summed(expr, run)
             if predicted is None:
                 return None
-            measured = 0.0
-            for rank in range(run.nranks):
-                measured += node.counter(rank, slot)
+            measured = node.summed(slot)
             if predicted <= 0 or measured <= 0:
                 return None
             ratios.append((measured, measured / predicted))
@@ -92,9 +90,8 @@ class LoopTrips(CountBase):
         where = self._where(unit, loop.line)
         samples = []  # (symbol values, measured trips per entry) of every run holding this context
         for run, node in self._same_context(ctx):
-            ranks = range(run.nranks)
-            entries = sum(node.counter(r, loop.entry_slot) for r in ranks)
-            iterations = sum(node.counter(r, unit.blocks[loop.body_block].slot) for r in ranks)
+            entries = node.summed(loop.entry_slot)
+            iterations = node.summed(unit.blocks[loop.body_block].slot)
             if entries:
                 samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
         if not samples:
@@ -137,14 +134,11 @@ class LoopTrips(CountBase):
             return None
         samples = []
         for run, node in self._same_context(ctx):
-            ranks = range(run.nranks)
-            parent_entries = sum(node.counter(r, parent.entry_slot) for r in ranks)
-            parent_iterations = sum(node.counter(r, unit.blocks[parent.body_block].slot) for r in ranks)
-            entries = sum(node.counter(r, loop.entry_slot) for r in ranks)
-            if entries != parent_iterations:
+            parent_entries = node.summed(parent.entry_slot)
+            if node.summed(loop.entry_slot) != node.summed(unit.blocks[parent.body_block].slot):
                 return None
             if parent_entries:
-                iterations = sum(node.counter(r, unit.blocks[loop.body_block].slot) for r in ranks)
+                iterations = node.summed(unit.blocks[loop.body_block].slot)
                 samples.append((self.values(run, 0), sp.Rational(iterations, parent_entries)))
         if len(samples) < 2:
             return None
