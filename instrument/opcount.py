@@ -52,17 +52,30 @@ ZERO = OpCount()
 
 @dataclass(frozen=True)
 class CType:
-    """What the counter needs of a type: float or integer base, and pointer/array depth."""
+    """What the counter needs of a type: float or integer base, pointer/array depth, and which of
+    those levels, outermost first, are arrays (``double a[N][M]``: (True, True); ``double **p``:
+    (False, False); missing levels are pointers).  Subscripting or dereferencing to a value that is
+    itself an array computes an address and loads nothing: ``a[i]`` of ``double a[N][M]`` is a row's
+    address, so ``a[i][j]`` is one load, as ``p[i][j]`` of ``double **p`` is two."""
 
     floating: bool = False
     depth: int = 0
     struct: str | None = None
+    arrays: tuple[bool, ...] = ()
+
+    @property
+    def is_array(self) -> bool:
+        return self.depth > 0 and bool(self.arrays) and self.arrays[0]
 
     def deref(self) -> CType:
-        return CType(self.floating, max(self.depth - 1, 0), self.struct)
+        return CType(self.floating, max(self.depth - 1, 0), self.struct, self.arrays[1:])
 
     def addr(self) -> CType:
-        return CType(self.floating, self.depth + 1, self.struct)
+        return CType(self.floating, self.depth + 1, self.struct, (False, *self.arrays))
+
+    def loads(self) -> int:
+        """1 if reading a value of this type from memory is a load, 0 for an array (its address)."""
+        return 0 if self.is_array else 1
 
 
 INT = CType()
@@ -79,25 +92,27 @@ def struct_key(node: c_ast.Struct | c_ast.Union) -> str:
 
 def type_of_decl(node: c_ast.Node, typedefs: dict[str, CType]) -> CType:
     """The CType of a declaration's type node (TypeDecl, PtrDecl, ArrayDecl, FuncDecl)."""
-    depth = 0
+    levels: list[bool] = []  # outermost first: True for an array declarator, False for a pointer
     while True:
         if isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-            depth += 1
+            levels.append(isinstance(node, c_ast.ArrayDecl))
             node = node.type
         elif isinstance(node, c_ast.FuncDecl):
             node = node.type  # the return type
+            levels = []
         elif isinstance(node, c_ast.TypeDecl):
             node = node.type
         elif isinstance(node, c_ast.IdentifierType):
             names = node.names
             if len(names) == 1 and names[0] in typedefs:
                 base = typedefs[names[0]]
-                return CType(base.floating, base.depth + depth, base.struct)
-            return CType(any(n in _FLOAT_NAMES for n in names), depth)
+                arrays = (*levels, *base.arrays, *[False] * (base.depth - len(base.arrays)))
+                return CType(base.floating, base.depth + len(levels), base.struct, arrays)
+            return CType(any(n in _FLOAT_NAMES for n in names), len(levels), arrays=tuple(levels))
         elif isinstance(node, (c_ast.Struct, c_ast.Union)):
-            return CType(False, depth, struct_key(node))
+            return CType(False, len(levels), struct_key(node), tuple(levels))
         else:
-            return CType(False, depth)
+            return CType(False, len(levels), arrays=tuple(levels))
 
 
 class Scope:
@@ -170,22 +185,25 @@ class OpCounter:
         ops_b, base = self._count(node.name)
         ops_i, _ = self._count(node.subscript)
         # a[i][j] on a 2-D array is one load; the inner ArrayRef is address arithmetic.
-        return ops_b + ops_i + OpCount(loads=1), base.deref()
+        typ = base.deref()
+        return ops_b + ops_i + OpCount(loads=typ.loads()), typ
 
     def _StructRef(self, node: c_ast.StructRef) -> tuple[OpCount, CType]:
         ops, _ = self._count(node.name)
-        loads = 1 if node.type == "->" else 0
-        return ops + OpCount(loads=loads), self.fields.get(node.field.name, INT)
+        typ = self.fields.get(node.field.name, INT)
+        loads = typ.loads() if node.type == "->" else 0  # p->a of an array field is an address
+        return ops + OpCount(loads=loads), typ
 
     def _UnaryOp(self, node: c_ast.UnaryOp) -> tuple[OpCount, CType]:
         if node.op in ("sizeof", "_Alignof"):
             return ZERO, INT
         ops, typ = self._count(node.expr)
         if node.op == "*":
-            return ops + OpCount(loads=1), typ.deref()
+            typ = typ.deref()
+            return ops + OpCount(loads=typ.loads()), typ
         if node.op == "&":
-            # &a[i] computes an address: the load the ArrayRef counted does not happen
-            loads = 1 if isinstance(node.expr, (c_ast.ArrayRef, c_ast.UnaryOp)) else 0
+            # &a[i] computes an address: the load the ArrayRef counted (if any) does not happen
+            loads = typ.loads() if isinstance(node.expr, (c_ast.ArrayRef, c_ast.UnaryOp)) else 0
             return ops + OpCount(loads=-loads, iops=loads), typ.addr()
         if node.op in ("++", "--", "p++", "p--"):
             extra = _arith(typ) + _store(node.expr)

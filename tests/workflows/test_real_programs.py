@@ -732,3 +732,18 @@ def test_a_value_clamped_by_an_if_without_else(tmp_path, capsys):
     in place: Piecewise of the branch's value and the value before the if; no fallback, exact
     at 8x with n not a multiple of the tiles (the counts were negative at 8x)."""
     assert_symbolic_and_exact(REAL / "clamp.c", tmp_path, capsys, (20, 37), (299, 301))
+
+
+def test_a_row_of_a_two_dimensional_array_is_an_address_not_a_load(tmp_path, capsys):
+    """``a[i][j]`` of ``double a[N][N]`` (and of a ``double a[N][N]`` parameter, a pointer to rows)
+    is one load and ``p[i][j]`` of ``double **p`` two; ``g->a[j]`` of an array field one (PolyBench
+    jacobi-2d's point counted 11 loads for the 5 it has). Static counts per statement, then the
+    whole program exact at 8x."""
+    source = REAL / "arrays2d.c"
+    assert_symbolic_and_exact(source, tmp_path, capsys, (6, 8), (64,))
+    (units,) = (tmp_path / "build").rglob("arrays2d*.perfeq.json")
+    blocks = json.loads(units.read_text())["blocks"]
+    text = source.read_text().splitlines()
+    loads = {text[b["line"] - 1].strip(): b["ops"]["loads"] for b in blocks if b["ops"]["total"]}
+    assert loads["out[i][j] = 0.2 * (in[i][j] + in[i][j - 1] + in[i][j + 1] + in[i + 1][j] + in[i - 1][j]);"] == 5
+    assert loads["s += g->a[j] + g->p[j] * g->w + r[1][j] + p[1][j];"] == 7
