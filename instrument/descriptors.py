@@ -137,6 +137,19 @@ class DatatypeDescriptor:
 
 
 @dataclass(frozen=True)
+class CommunicatorDescriptor:
+    """A communicator or process group built in the source: ``MPI_Comm_split(MPI_COMM_WORLD,
+    rank / q, rank, &row)``, ``MPI_Group_incl(world, npcol, ranks, &g)``, ``MPI_Comm_create(...)``."""
+
+    name: str  # the new handle's variable, as a canonical lvalue
+    function: int
+    line: int
+    constructor: str  # MPI_Comm_split, MPI_Comm_create, MPI_Comm_dup, MPI_Group_incl, ...
+    args: list[str]  # the call's arguments, as written
+    loop: int | None
+
+
+@dataclass(frozen=True)
 class CallDescriptor:
     id: int
     function: int  # the caller
@@ -238,6 +251,7 @@ class UnitDescriptors:
     shapes: list[ArrayShape] = field(default_factory=list)
     params: list[ParamDescriptor] = field(default_factory=list)
     datatypes: list[DatatypeDescriptor] = field(default_factory=list)
+    communicators: list[CommunicatorDescriptor] = field(default_factory=list)
     macros: dict[str, str] = field(default_factory=dict)
     function_macros: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"params", "body"}
     enumerators: dict[str, int] = field(default_factory=dict)  # enumeration constants the code names
@@ -255,6 +269,7 @@ _RECORDS: dict[str, type] = {
     "functions": FunctionDescriptor, "blocks": BlockDescriptor, "loops": LoopDescriptor,
     "conds": CondDescriptor, "regions": RegionDescriptor, "comms": CommDescriptor, "calls": CallDescriptor,
     "shapes": ArrayShape, "params": ParamDescriptor, "datatypes": DatatypeDescriptor,
+    "communicators": CommunicatorDescriptor,
 }
 
 

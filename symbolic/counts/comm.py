@@ -98,17 +98,93 @@ def comm_counts(comm: CommDescriptor, resolver: Resolver, records: list, nbytes:
     if nbytes is None:
         nbytes = (_measured_summed_bytes(comm, spec, records, notes) if spec.count_sum
                   else _block_bytes(comm, resolver, records, notes))
+    size, rank = P, RANK
+    if comm.comm:
+        try:
+            size, rank = communicator(comm.comm, resolver)
+        except Unresolved as exc:
+            notes.append(f"communicator {comm.comm} not sized ({exc}): its size taken as P")
+    if rank is None:  # a rank within a group built from a list of ranks: averaged over them
+        return fns["avg_sent"](size), fns["avg_blocks"](size) * nbytes, fns["critical"](size), notes
     if spec.root is not None:
         try:
             root = to_sympy(comm.root, resolver) if comm.root else sp.Integer(0)
             if root.free_symbols - {P, RANK} - _size_symbols(resolver):
                 raise Unresolved("the root changes inside a loop")
-            v = sp.Mod(RANK - root, P)
-            return fns["sent"](P, v), fns["blocks"](P, v) * nbytes, fns["critical"](P), notes
+            v = sp.Mod(rank - root, size)
+            return fns["sent"](size, v), fns["blocks"](size, v) * nbytes, fns["critical"](size), notes
         except Unresolved as exc:
             notes.append(f"root {comm.root} not symbolic ({exc}): per-rank messages averaged over ranks")
-            return fns["avg_sent"](P), fns["avg_blocks"](P) * nbytes, fns["critical"](P), notes
-    return fns["sent"](P, RANK), fns["blocks"](P, RANK) * nbytes, fns["critical"](P), notes
+            return fns["avg_sent"](size), fns["avg_blocks"](size) * nbytes, fns["critical"](size), notes
+    return fns["sent"](size, rank), fns["blocks"](size, rank) * nbytes, fns["critical"](size), notes
+
+
+def communicator(text: str, resolver: Resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr | None]:
+    """(size, this rank's rank in it) of the communicator or group ``text`` names, from its
+    construction in the unit; the rank None when it cannot be told (a group of listed ranks).
+
+    ``MPI_COMM_WORLD``: (P, rank); ``MPI_COMM_SELF``: (1, 0); ``MPI_Comm_dup``, ``MPI_Comm_group``:
+    their communicator's; ``MPI_Group_incl(g, n, ...)``: n; ``MPI_Group_excl(g, n, ...)``: g's size
+    less n; ``MPI_Comm_create(c, g, ...)``: g's; ``MPI_Comm_split(c, color, ...)`` with color
+    ``r / k`` (rows of k consecutive ranks): k, rank r mod k; with color ``r % k`` (columns): the
+    ranks of c congruent to r mod k, rank r / k; a color without the rank: c's; color ``r``: (1, 0).
+    A handle that is not built in the unit, or built more than once, is taken as MPI_COMM_WORLD (a
+    communicator passed as a parameter usually is); one built otherwise raises Unresolved.
+    """
+    text = text.strip()
+    if depth > 6:
+        raise Unresolved(f"'{text}': resolution too deep")
+    if text in resolver.unit.macros:  # #define COMM MPI_COMM_WORLD
+        return communicator(resolver.unit.macros[text], resolver, depth + 1)
+    if text == "MPI_COMM_SELF":
+        return sp.Integer(1), sp.Integer(0)
+    name = canonical_lvalue(text)
+    built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
+    here = [c for c in built if c.function == resolver.function]
+    if len(here or built) != 1:
+        return P, RANK  # MPI_COMM_WORLD, a parameter, or built in several places
+    made = (here or built)[0]
+    at = Resolver(resolver.unit, made.function, made.loop, made.line, resolver.param_symbols)
+    args = made.args
+
+    def value(index: int) -> sp.Expr:
+        expr = to_sympy(args[index], at)
+        if expr.free_symbols - {P, RANK} - _size_symbols(at):
+            raise Unresolved(f"'{args[index]}' at line {made.line} is not a function of the sizes, P and the rank")
+        return expr
+
+    kind = made.constructor
+    if kind in ("MPI_Comm_dup", "MPI_Comm_group") and len(args) == 2:
+        return communicator(args[0], at, depth + 1)
+    if kind == "MPI_Comm_create" and len(args) == 3:
+        return communicator(args[1], at, depth + 1)
+    if kind == "MPI_Group_incl" and len(args) == 4:
+        return value(1), None
+    if kind == "MPI_Group_excl" and len(args) == 4:
+        return communicator(args[0], at, depth + 1)[0] - value(1), None
+    if kind == "MPI_Comm_split" and len(args) == 4:
+        size, rank = communicator(args[0], at, depth + 1)
+        if rank is None:
+            raise Unresolved(f"a split of a group of listed ranks at line {made.line}")
+        return _split(value(1), size, rank, made.line)
+    raise Unresolved(f"{kind} at line {made.line}")
+
+
+def _split(color: sp.Expr, size: sp.Expr, rank: sp.Expr, line: int) -> tuple[sp.Expr, sp.Expr]:
+    """(size, rank) of this rank's part of a communicator of ``size`` split by ``color`` (keys in
+    rank order)."""
+    if RANK not in color.free_symbols:
+        return size, rank
+    if color == rank:
+        return sp.Integer(1), sp.Integer(0)
+    if isinstance(color, sp.floor):  # rank / k: k consecutive ranks
+        k = sp.simplify(rank / color.args[0])
+        if RANK not in k.free_symbols:
+            return k, sp.Mod(rank, k)
+    if isinstance(color, sp.Mod) and color.args[0] == rank and RANK not in color.args[1].free_symbols:
+        k = color.args[1]  # rank % k: every k-th rank
+        return sp.floor((size - 1 - sp.Mod(rank, k)) / k) + 1, sp.floor(rank / k)
+    raise Unresolved(f"the color {color} at line {line} is not rank / k or rank % k")
 
 
 def _size_symbols(resolver: Resolver) -> set:

@@ -747,3 +747,18 @@ def test_a_row_of_a_two_dimensional_array_is_an_address_not_a_load(tmp_path, cap
     loads = {text[b["line"] - 1].strip(): b["ops"]["loads"] for b in blocks if b["ops"]["total"]}
     assert loads["out[i][j] = 0.2 * (in[i][j] + in[i][j - 1] + in[i][j + 1] + in[i + 1][j] + in[i - 1][j]);"] == 5
     assert loads["s += g->a[j] + g->p[j] * g->w + r[1][j] + p[1][j];"] == 7
+
+
+def test_collectives_on_communicators_of_a_process_grid_are_sized_from_their_construction(tmp_path, monkeypatch):
+    """MPI_Comm_split by rank / npcol and rank % npcol, MPI_Comm_dup, MPI_Group_incl +
+    MPI_Comm_create (ParRes Kernels' DGEMM): each collective is priced on its communicator's size
+    (npcol, the ranks of a column, the listed ranks), not on P; exact on the 2 x 2 grid of 4
+    processes that no training run had, and on 3 (a 1 x 3 grid)."""
+    monkeypatch.chdir(REAL / "procgrid")
+    run = mpi_program(tmp_path, Path("subcomms.c"), Path("-lm"))
+    traces = [run(p, n, f"t{n}.{p}") for n in (31, 61) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    assert not [f for f in model.fallbacks if "communication" in str(f)], model.fallbacks
+    for procs in (2, 3, 4):
+        assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
