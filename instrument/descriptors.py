@@ -234,6 +234,7 @@ class FunctionDescriptor:
     inlined_ops: dict[str, int] | None = None  # straight-line function: operations added to each caller
     returned_names: list[str] | None = None  # every ``return NAME;`` names one of these; None: other returns
     locals: list[str] = field(default_factory=list)  # the names the body declares (they hide globals)
+    file: str | None = None  # the .c file it is defined in when the unit includes it (None: the unit's own)
 
 
 @dataclass

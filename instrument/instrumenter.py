@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -70,8 +71,10 @@ def instrument_file(
     try:
         source = SourceText(display, text, pre.active_lines)
         source.align_preprocessed(pre.text, pre.marker_name)
+        included = _included_sources(path, source, pre)
         collector = UnitCollector(ast, source, pre.marker_name, display, pre.user_headers, pre.macros,
-                                  pre.function_macros, program_functions)
+                                  pre.function_macros, program_functions,
+                                  {marker: inc.source for marker, inc in included.items()})
         unit = collector.collect()
     except SourceError as exc:
         raise InstrumentError(str(exc)) from None
@@ -79,11 +82,69 @@ def instrument_file(
     unit.instrumented = str(output)
     _name_params(unit, params or {}, display)
     descriptors_path = descriptors_path_for(output).resolve()
-    body = insert.apply(source, collector.insertions, display)
+    copies = {marker: _copy_path(output, index, inc.path) for index, (marker, inc) in enumerate(included.items())}
+    body = insert.apply(source, collector.inserted[pre.marker_name], display)
+    for marker, inc in included.items():  # the #include of each included .c names its instrumented copy
+        body = inc.directive.sub(lambda m, c=copies[marker]: f'{m.group(1)}"{c.resolve()}"', body)
     content = insert.preamble(unit, display, descriptors_path) + body
     write_atomic(descriptors_path, unit.to_json())
+    for marker, inc in included.items():
+        copy = insert.line_directive(1, inc.source.path) + "\n" + _absolute_includes(
+            insert.apply(inc.source, collector.inserted[marker], inc.source.path), inc.path.parent)
+        write_atomic(copies[marker], copy.encode(inc.encoding))
     write_atomic(output, content.encode(encoding))
     return Instrumented(path, output, descriptors_path, unit)
+
+
+@dataclass(frozen=True)
+class _Included:
+    """A .c file of the program that this file #includes (a unity build: HPGMG-FV's
+    ``#include "operators/gsrb.c"``), instrumented with it as part of its unit."""
+
+    path: Path
+    source: SourceText
+    encoding: str
+    directive: re.Pattern  # the #include line of the including file that names it
+
+
+def _included_sources(path: Path, source: SourceText, pre: Preprocessed) -> dict[str, _Included]:
+    """The program's .c files included once, directly by ``path`` with #include "..." (by marker name)."""
+    found: dict[str, _Included] = {}
+    directives = [tok.text for tok in source.tokens if tok.kind == "pp"]
+    for marker in sorted(pre.user_headers):
+        if not marker.endswith(".c") or pre.entries.get(marker) != 1:
+            continue
+        target = Path(marker).resolve()
+        for text in directives:
+            match = _INCLUDE.match(text)
+            if match and (path.resolve().parent / match.group(2)).resolve() == target:
+                break
+        else:
+            continue  # included through a header: not instrumented (the warning says so)
+        inc_text, encoding = read_source(target)
+        inc = SourceText(marker, inc_text, pre.header_lines.get(marker, set()))
+        inc.align_preprocessed(pre.text, marker)
+        pattern = re.compile(r'^(\s*#\s*include\s*)"' + re.escape(match.group(2)) + '"', re.MULTILINE)
+        found[marker] = _Included(target, inc, encoding, pattern)
+    return found
+
+
+_INCLUDE = re.compile(r'\s*#\s*(include)\s*"([^"]+)"')
+
+
+def _copy_path(output: Path, index: int, included: Path) -> Path:
+    """Where the instrumented copy of an included .c file goes: beside the output, in its own folder."""
+    name = output.name[:-2] if output.name.endswith(".c") else output.name
+    return output.with_name(name + ".included") / f"{index}-{included.name}"
+
+
+def _absolute_includes(text: str, folder: Path) -> str:
+    """``#include "x.h"`` of a copy moved out of ``folder`` names the file it named there."""
+    def absolute(match: re.Match) -> str:
+        target = folder / match.group(2)
+        return f'{match.group(1)}"{target.resolve()}"' if target.is_file() else match.group(0)
+
+    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', absolute, text, flags=re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,8 @@ class Preprocessed:
     user_headers: frozenset[str] = frozenset()  # the included files of the program's own (see _scan_markers)
     macros: dict[str, Macro] = field(default_factory=dict)  # object-like macros of the build (-dD)
     function_macros: dict[str, Macro] = field(default_factory=dict)  # function-like ones
+    header_lines: dict[str, set[int]] = field(default_factory=dict)  # the own headers' lines that produced output
+    entries: dict[str, int] = field(default_factory=dict)  # how many times each own header was entered
 
 
 def read_source(path: Path) -> tuple[str, str]:
@@ -176,6 +178,8 @@ def _scan_markers(text: str, path: str, include_dirs: tuple[Path, ...] = ()) -> 
     current, line, system = None, 0, False
     active: set[int] = set()
     headers: set[str] = set()
+    header_lines: dict[str, set[int]] = {}
+    entries: dict[str, int] = {}
     macros: dict[str, Macro] = {}
     function_macros: dict[str, Macro] = {}
     lines = text.split("\n")
@@ -189,6 +193,8 @@ def _scan_markers(text: str, path: str, include_dirs: tuple[Path, ...] = ()) -> 
                 marker_name = current
             elif not system and not current.startswith("<"):
                 headers.add(current)
+                if "1" in marker.group(3).split():
+                    entries[current] = entries.get(current, 0) + 1
             continue
         define = _DEFINE.match(raw)
         if define:
@@ -196,11 +202,15 @@ def _scan_markers(text: str, path: str, include_dirs: tuple[Path, ...] = ()) -> 
             lines[index] = ""
         elif current == marker_name and raw.strip():
             active.add(line)
+        elif current in headers and raw.strip():
+            header_lines.setdefault(current, set()).add(line)
         line += 1
     homes = (Path(path).resolve().parent, Path.cwd().resolve(), *include_dirs)
     own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
     return Preprocessed(text="\n".join(lines), marker_name=marker_name or path, active_lines=active,
-                        user_headers=own, macros=macros, function_macros=function_macros)
+                        user_headers=own, macros=macros, function_macros=function_macros,
+                        header_lines={h: header_lines.get(h, set()) for h in own},
+                        entries={h: entries.get(h, 0) for h in own})
 
 
 def _record_macro(macros: dict[str, Macro], function_macros: dict[str, Macro], define: re.Match,

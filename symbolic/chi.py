@@ -55,6 +55,7 @@ class Item:
     function: str
     context: str
     counts: dict[str, Any] = field(default_factory=dict)  # chi key -> value or expression
+    file: str = ""  # the included .c file the item is in, when not the unit's own (FunctionDescriptor.file)
 
     @property
     def label(self) -> str:
@@ -63,7 +64,8 @@ class Item:
 
 def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, context: str, threads: Any) -> Item:
     ops = block.ops
-    item = Item("block", unit.source, block.id, block.line, _fname(unit, block.function), context)
+    item = Item("block", unit.source, block.id, block.line, _fname(unit, block.function), context,
+                file=_ffile(unit, block.function))
     for kind in OP_KINDS:
         item.counts[kind] = executions * ops.get(kind, 0)
     total = executions * ops.get("total", 0)
@@ -75,7 +77,8 @@ def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, c
 
 def loop_item(unit: UnitDescriptors, loop: LoopDescriptor, entries: Any, iterations: Any, context: str,
               threads: Any) -> Item:
-    item = Item("loop", unit.source, loop.id, loop.line, _fname(unit, loop.function), context)
+    item = Item("loop", unit.source, loop.id, loop.line, _fname(unit, loop.function), context,
+                file=_ffile(unit, loop.function))
     tests = iterations + entries
     for kind in OP_KINDS:
         item.counts[kind] = (entries * loop.ops_init.get(kind, 0) + tests * loop.ops_cond.get(kind, 0)
@@ -90,14 +93,16 @@ def loop_item(unit: UnitDescriptors, loop: LoopDescriptor, entries: Any, iterati
 
 
 def region_item(unit: UnitDescriptors, region: RegionDescriptor, entries: Any, context: str) -> Item:
-    item = Item("region", unit.source, region.id, region.line, _fname(unit, region.function), context)
+    item = Item("region", unit.source, region.id, region.line, _fname(unit, region.function), context,
+                file=_ffile(unit, region.function))
     item.counts["par"] = entries
     return item
 
 
 def comm_item(unit: UnitDescriptors, comm: CommDescriptor, sent: Any, nbytes: Any, critical: Any,
               context: str) -> Item:
-    item = Item("comm", unit.source, comm.id, comm.line, _fname(unit, comm.function), context)
+    item = Item("comm", unit.source, comm.id, comm.line, _fname(unit, comm.function), context,
+                file=_ffile(unit, comm.function))
     item.counts["startup"] = critical
     item.counts["bytes"] = nbytes
     item.counts["sent"] = sent
@@ -113,6 +118,11 @@ def totals(items: list[Item], add: Callable[[Any, Any], Any] | None = None) -> d
                 continue
             out[key] = out.get(key, 0) + value if add is None else add(out.get(key, 0), value)
     return out
+
+
+def _ffile(unit: UnitDescriptors, function: int) -> str:
+    """The included .c file a function of the unit is defined in, or "" for the unit's own."""
+    return (unit.functions[function].file or "") if 0 <= function < len(unit.functions) else ""
 
 
 def _fname(unit: UnitDescriptors, function: int) -> str:

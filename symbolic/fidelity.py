@@ -161,7 +161,7 @@ def _culprits(model, run: RunObservation, key: str, values: dict[str, float],
             continue
         ident = (item.unit, item.kind, item.id)
         modelled[ident] += float(model.per_rank(key, values, run.nranks, run.threads, index).sum())
-        where[ident] = f"{Path(item.unit).name}:{item.line} {item.kind}"
+        where[ident] = f"{Path(item.file or item.unit).name}:{item.line} {item.kind}"
     ran: dict[tuple, float] = defaultdict(float)
     for grouped in measured.values():
         for ident, counts in grouped.items():

@@ -76,7 +76,8 @@ def nest_items(counter, contexts) -> list[dict[str, Any]]:
                     sized[found[0]] = found[1]
             footprint = sum(sized.values(), sp.Integer(0))
             nests.append({
-                "unit": unit.data.source, "line": loop.line, "function": unit.functions[fn].name,
+                "unit": unit.functions[fn].file or unit.data.source, "line": loop.line,
+                "function": unit.functions[fn].name,
                 "arrays": arrays, "footprint": sp.sympify(footprint), "accesses": sp.sympify(accesses),
                 "executions": sp.sympify(cc.loop_entries.get(loop.id, 0)),
             })

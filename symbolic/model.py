@@ -67,10 +67,11 @@ class ModelItem:
     # the application signature (symbolic/signature.py): a block's {"executions", "parallel", "refs"},
     # an MPI call site's {"call", "calls"}; empty in models written before it
     signature: dict = field(default_factory=dict)
+    file: str = ""  # the included .c file it is in, when not the unit's own (absent from the file then)
 
     @property
     def label(self) -> str:
-        return f"{Path(self.unit).name}:{self.line} {self.function} {self.kind}"
+        return f"{Path(self.file or self.unit).name}:{self.line} {self.function} {self.kind}"
 
 
 @dataclass
@@ -254,7 +255,8 @@ class CostModel:
                 {"kind": it.kind, "unit": it.unit, "id": it.id, "line": it.line, "function": it.function,
                  "context": it.context,
                  "counts": {k: {"srepr": sp.srepr(v), "text": str(v)} for k, v in it.counts.items()},
-                 **({"signature": signature_to_dict(it.signature)} if it.signature else {})}
+                 **({"signature": signature_to_dict(it.signature)} if it.signature else {}),
+                 **({"file": it.file} if it.file else {})}
                 for it in self.items
             ],
             # a nest's "_fns" are its compiled functions (linearize.misses), not part of the file
@@ -308,7 +310,7 @@ def load_model(path: str | Path) -> CostModel:
     renamed = _RENAMED_BEFORE_3 if data["version"] < 3 else {}
     items = [ModelItem(i["kind"], i["unit"], i["id"], i["line"], i["function"], i["context"],
                        {renamed.get(k, k): expr(v) for k, v in i["counts"].items()},
-                       signature_from_dict(i["signature"], expr) if i.get("signature") else {})
+                       signature_from_dict(i["signature"], expr) if i.get("signature") else {}, i.get("file", ""))
              for i in data["items"]]
     nests = [{**n, **{k: expr(n[k]) for k in ("footprint", "accesses", "executions")}} for n in data.get("nests", [])]
     try:
@@ -511,7 +513,7 @@ def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
 
 def _model_item(item: chimod.Item) -> ModelItem:
     counts = {k: sp.sympify(v) for k, v in item.counts.items() if k not in ("executions", "entries", "iterations")}
-    return ModelItem(item.kind, item.unit, item.id, item.line, item.function, item.context, counts)
+    return ModelItem(item.kind, item.unit, item.id, item.line, item.function, item.context, counts, file=item.file)
 
 
 def _path_parts(ctx) -> list[tuple[str, int, int | None]]:

@@ -8,15 +8,17 @@
 from __future__ import annotations
 
 import operator
+from contextlib import contextmanager
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from pycparser import c_ast
 
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.function import FunctionCollector
-from perfeq.instrument.collect.walk import element_text, find, generate
+from perfeq.instrument.collect.walk import element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
 from perfeq.instrument.preprocess import Macro
 from perfeq.instrument.source import SourceText
@@ -47,15 +49,19 @@ class UnitCollector:
     def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
                  user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None,
                  function_macros: dict[str, Macro] | None = None,
-                 program_functions: frozenset[str] = frozenset()):
+                 program_functions: frozenset[str] = frozenset(), included: dict[str, SourceText] | None = None):
         self.ast = ast
         self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
         self.build_function_macros = function_macros or {}  # its function-like ones
-        self.src = source
-        self.marker = marker_name
+        # the texts instrumented: the file's own and the program's .c files it includes (by marker
+        # name); self.src, self.marker, self.display and self.insertions are those of the one whose
+        # code is being collected (:meth:`_using`)
+        self.sources: dict[str, SourceText] = {marker_name: source, **(included or {})}
+        self.inserted: dict[str, list[Insertion]] = {name: [] for name in self.sources}
+        self.main_marker, self.main_display = marker_name, display
+        self.src, self.marker, self.display = source, marker_name, display
+        self.insertions: list[Insertion] = self.inserted[marker_name]
         self.user_headers = user_headers  # functions declared there are the program's (other units)
-        self.display = display
-        self.insertions: list[Insertion] = []
         self.warnings: list[str] = []
         self.typedefs: dict = {}
         self.fields: dict = {}
@@ -72,7 +78,28 @@ class UnitCollector:
 
     # ---- helpers --------------------------------------------------------------------------
     def in_main(self, node: c_ast.Node) -> bool:
+        """The node is in the text being collected (the file's own, or an included one's)."""
         return node.coord is not None and node.coord.file == self.marker
+
+    def in_program_text(self, node: c_ast.Node) -> bool:
+        """The node is in a text this unit instruments (its own or an included .c file's)."""
+        return node.coord is not None and node.coord.file in self.sources
+
+    @contextmanager
+    def _using(self, marker: str):
+        """Collect in the text of ``marker`` (its tokens, insertions and name in messages)."""
+        saved = self.src, self.marker, self.display, self.insertions
+        self.src, self.marker, self.insertions = self.sources[marker], marker, self.inserted[marker]
+        self.display = self.main_display if marker == self.main_marker else self.src.path
+        try:
+            yield
+        finally:
+            self.src, self.marker, self.display, self.insertions = saved
+
+    def tokens(self):
+        """The tokens of every text this unit instruments."""
+        for source in self.sources.values():
+            yield from source.tokens
 
     def insert(self, offset: int, text: str, depth: int = 0, closing: bool = False) -> None:
         self._seq += 1
@@ -94,8 +121,9 @@ class UnitCollector:
         self.insert(start, opener, depth)
         self.insert(end, closer, depth, closing=True)
 
-    def warn(self, line: int, col: int | None, message: str) -> None:
-        where = f"{self.display}:{line}:{col}" if col else f"{self.display}:{line}"
+    def warn(self, line: int, col: int | None, message: str, display: str | None = None) -> None:
+        display = display or self.display
+        where = f"{display}:{line}:{col}" if col else f"{display}:{line}"
         self.warnings.append(f"{where}: warning: {message}")
 
     def tok(self, node: c_ast.Node, expected: str | None = None) -> int | None:
@@ -114,23 +142,55 @@ class UnitCollector:
         for ext in self.ast.ext:
             self._declare_global(ext)
         for ext in self.ast.ext:
-            if isinstance(ext, c_ast.FuncDef) and self.in_main(ext):
+            if isinstance(ext, c_ast.FuncDef) and self.in_program_text(ext):
                 self.defined.append(ext)
                 self.user_functions.add(ext.decl.name)
         for ext in self.ast.ext:
-            if isinstance(ext, c_ast.Decl) and self.in_main(ext) and not isinstance(ext.type, c_ast.FuncDecl):
-                self._global_shape(ext)
+            if isinstance(ext, c_ast.Decl) and self.in_program_text(ext) and not isinstance(ext.type, c_ast.FuncDecl):
+                with self._using(ext.coord.file):
+                    self._global_shape(ext)
         self.stoppers = summaries.stopping_functions(self.defined)
-        mine = [ext for ext in self.ast.ext if self.in_main(ext)]
+        mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,
                                                          self.fields, self.globals, taken)
         for index, funcdef in enumerate(self.defined):
-            FunctionCollector(self, funcdef, index).run()
+            with self._using(funcdef.coord.file):
+                FunctionCollector(self, funcdef, index).run()
+        self.unit.functions = [f if self.defined[f.id].coord.file == self.main_marker
+                               else replace(f, file=self.sources[self.defined[f.id].coord.file].path)
+                               for f in self.unit.functions]
+        self._included_work()
         self._mark_recursion()
         self._macros()
         self.unit.warnings = list(self.warnings)
         return self.unit
+
+    def _included_work(self) -> None:
+        """Warn of functions with loops defined in the program's own included files (HPGMG-FV's
+        ``#include "operators/gsrb.c"``): only this file's own text is instrumented, so their work is
+        missing from the model, which is then too fast, silently."""
+        found: dict[str, list[str]] = {}
+        for ext in self.ast.ext:
+            if (isinstance(ext, c_ast.FuncDef) and ext.coord is not None and ext.coord.file in self.user_headers
+                    and ext.coord.file not in self.sources
+                    and any(isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile)) for n in walk(ext.body))):
+                found.setdefault(ext.coord.file, []).append(ext.decl.name)
+        for file, names in sorted(found.items()):
+            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+            self.warn(self._include_line(file), None,
+                      f"{file} is included and defines {len(names)} function(s) with loops ({shown}): perfeq "
+                      "instruments only this file's own text, so their operations are missing from the model, "
+                      "which predicts too little time for them")
+
+    def _include_line(self, file: str) -> int:
+        """The line of this file that includes ``file`` (directly or through another header), or 0."""
+        text = self.src.text.split("\n")
+        name = Path(file).name
+        for number, line in enumerate(text, 1):
+            if line.lstrip().startswith("#") and "include" in line and name in line:
+                return number
+        return 0
 
     def _declare_global(self, ext: c_ast.Node) -> None:
         if isinstance(ext, c_ast.Typedef):
@@ -142,7 +202,7 @@ class UnitCollector:
             self._fields_of(ext.type)
             if ext.name:
                 self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
-                if isinstance(ext.type, c_ast.FuncDecl) and (self.in_main(ext) or self._program_header(ext)):
+                if isinstance(ext.type, c_ast.FuncDecl) and (self.in_program_text(ext) or self._program_header(ext)):
                     self.user_functions.add(ext.name)
 
     def _program_header(self, decl: c_ast.Decl) -> bool:
@@ -193,7 +253,7 @@ class UnitCollector:
         """The values of the file-scope enumeration constants the unit's code names
         (``enum {totalTimer, ..., numberOfTimers};``: a loop to ``numberOfTimers``), where each
         follows from the ones before it (implicit, an integer, or +, -, *, <<, |, & of those)."""
-        used = {tok.text for tok in self.src.tokens if tok.kind == "ident"}
+        used = {tok.text for tok in self.tokens() if tok.kind == "ident"}
         values: dict[str, int] = {}
         for ext in self.ast.ext:
             if isinstance(ext, c_ast.FuncDef):
@@ -232,7 +292,7 @@ class UnitCollector:
             recursive = summaries.reaches(self._callgraph, f.name, f.name)
             if recursive:
                 self.warn(f.line, None, f"recursion is not supported: '{f.name}' calls itself "
-                          "(directly or indirectly); its loops are modeled per context as measured")
+                          "(directly or indirectly); its loops are modeled per context as measured", f.file)
                 self.unit.warnings = list(self.warnings)
             functions.append(replace(f, recursive=recursive))
         self.unit.functions = functions
@@ -241,7 +301,7 @@ class UnitCollector:
         """The object-like macros the unit's text names (directly or through other macros), with
         their values in this build; those whose value is a number, defined on the compile line or
         in the program's own files, are parameter candidates (a size compiled in)."""
-        for tok in self.src.tokens:  # the file's own lines (also those #undef'd before the end)
+        for tok in self.tokens():  # the file's own lines (also those #undef'd before the end)
             if tok.kind != "pp":
                 continue
             match = re.match(r"\s*#\s*define\s+([A-Za-z_]\w*)(?!\()\s+(.*)", tok.text)
@@ -271,7 +331,7 @@ class UnitCollector:
         names, and in their own bodies (``_PB_N`` = ``POLYBENCH_LOOP_BOUND(N,n)``): the symbolic stage
         expands them where a bound or size uses one."""
         known = self.build_function_macros
-        names = [tok.text for tok in self.src.tokens if tok.kind == "ident"]
+        names = [tok.text for tok in self.tokens() if tok.kind == "ident"]
         names += [w for value in self.unit.macros.values() for w in _IDENTIFIER.findall(value)]
         return sorted(_reached(names, known))
 
@@ -303,7 +363,7 @@ class UnitCollector:
 
     def _named_macros(self) -> list[str]:
         """The build's macros named in the unit's code, and those named in their values."""
-        return sorted(_reached([tok.text for tok in self.src.tokens if tok.kind == "ident"], self.build_macros))
+        return sorted(_reached([tok.text for tok in self.tokens() if tok.kind == "ident"], self.build_macros))
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")

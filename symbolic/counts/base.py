@@ -16,7 +16,7 @@ from functools import cached_property
 import numpy as np
 import sympy as sp
 
-from perfeq.instrument.descriptors import CondDescriptor
+from perfeq.instrument.descriptors import CondDescriptor, FunctionDescriptor
 from perfeq.symbolic.observe import ContextObservation, RunObservation
 from perfeq.symbolic.resolve import UnitView, parameter_symbol
 from perfeq.symbolic.symbols import RANK, P, T, grid_hi, grid_lo, lambdify_numpy
@@ -175,8 +175,11 @@ class CountBase:
             predicted += number
         return predicted
 
-    def _where(self, unit: UnitView, line: int) -> str:
-        return f"{unit.data.source}:{line}"
+    def _where(self, unit: UnitView, what) -> str:
+        """file:line of a descriptor (a loop, call site, condition: its ``function``'s file; or a
+        function): the unit's source, or the .c file it includes that holds the function."""
+        function = what if isinstance(what, FunctionDescriptor) else unit.functions[what.function]
+        return f"{function.file or unit.data.source}:{what.line}"
 
     def _same_context(self, ctx) -> list[tuple[RunObservation, ContextObservation]]:
         """This context in the main run and in every extra run (matched by call path)."""

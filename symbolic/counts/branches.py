@@ -41,7 +41,7 @@ class Branches(CountBase):
         self._ratio[key] = self._measured_ratio(ctx, unit, cond, block)
         self._cache.clear()
         if "data-dependent" not in reason:
-            self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", reason))
+            self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", reason))
 
     def _measured_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr:
         """The true ratio the runs measured: the first run's, or one per process count when the
@@ -55,7 +55,7 @@ class Branches(CountBase):
         samples = [(procs, ratio) for procs, ratio in measured if ratio is not None]
         by_procs = per_process_count(samples)
         if by_procs is not None:
-            self.fallbacks.append(Fallback(self._where(unit, cond.line), "measured-ratio", "conditional", (
+            self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", (
                 "its true ratio differs with the process count: "
                 + ", ".join(f"{ratio} at P = {procs}" for procs, ratio in sorted(set(samples)))
                 + f" (the largest P's beyond {max(procs for procs, _ in samples)})")))

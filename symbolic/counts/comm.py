@@ -309,7 +309,7 @@ class CommCounts(CountBase):
         records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])]
         if not any(rec.calls for rec in records):  # never called in the first run (P = 1): sizes from one where it ran
             records = self._records_where_called(ctx, comm) or records
-        where = self._where(unit, comm.line)
+        where = self._where(unit, comm)
         fitted, fit_note = self._array_bytes(ctx, comm)
         if fitted is None:
             fitted, fit_note = self._data_bytes(ctx, comm, resolver)
@@ -338,7 +338,7 @@ class CommCounts(CountBase):
         """The call site's (sent, bytes, critical) summed over the context, when they reproduce the
         run (bytes within the fit's tolerance when ``fitted`` bytes per call are given); else None
         and the reason.  The notes of what was approximated are kept only for a result."""
-        where = self._where(unit, comm.line)
+        where = self._where(unit, comm)
         sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
         try:
             result = tuple(self.total(ctx, unit, comm.block, w) for w in (sent, nbytes, critical))

@@ -186,7 +186,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
         ratio = sp.Integer(1)
         if executions and calls != executions:
             ratio = sp.Rational(calls, executions)
-            self.fallbacks.append(Fallback(self._where(punit, call.line), "measured-ratio", "call",
+            self.fallbacks.append(Fallback(self._where(punit, call), "measured-ratio", "call",
                                            _call_ratio_note(call, ratio)))
         self._ratio[key] = ratio
         return ratio
@@ -203,7 +203,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
             for which in ("bound", "init"):
                 slot = (loop.values or {}).get(which)
                 if slot is not None and (getattr(loop, which) or "").strip() == name:
-                    fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop.line),
+                    fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop),
                                                  f"argument {arg!r} of {callee.name} ({name})", reason)
                     if fitted is not None:
                         return fitted
@@ -247,7 +247,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
                 samples.append((self.values(run, 0), sp.Rational(calls, run.nranks)))
             fitted, note = self._fit(samples)
             unit = self.units[ctx.unit]
-            where = self._where(unit, callee.line)
+            where = self._where(unit, callee)
             if fitted is not None:
                 self.fallbacks.append(Fallback(
                     where, "fit", "calls", f"'{callee.name}' was called from an unknown call site (a library "

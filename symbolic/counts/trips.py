@@ -41,7 +41,7 @@ class LoopTrips(CountBase):
                 if self._check(ctx, unit, loop.body_block, symbolic):
                     if self._relaxed:
                         self.fallbacks.append(Fallback(
-                            self._where(unit, loop.line), "relaxed", "loop",
+                            self._where(unit, loop), "relaxed", "loop",
                             "a sum over its iterations has no closed form with floor, ceiling or ?:, so they were "
                             "replaced by their mean; the result reproduces the run but may be off by a fraction of "
                             "an iteration per entry at other sizes"))
@@ -54,7 +54,7 @@ class LoopTrips(CountBase):
                            "were relaxed" if self._relaxed else
                            "a data-dependent conditional on its path does not keep one true ratio")
                     self.fallbacks.append(Fallback(
-                        self._where(unit, loop.line), "fit", "loop",
+                        self._where(unit, loop), "fit", "loop",
                         f"the symbolic trip count times {float(scale):.6g} reproduces the measured iterations ({why})"))
                     return
                 reason = "its symbolic trip count does not reproduce the measured iterations"
@@ -87,7 +87,7 @@ class LoopTrips(CountBase):
 
     def _fallback_trips(self, ctx, unit: UnitView, loop: LoopDescriptor, reason: str) -> sp.Expr:
         """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
-        where = self._where(unit, loop.line)
+        where = self._where(unit, loop)
         samples = []  # (symbol values, measured trips per entry) of every run holding this context
         for run, node in self._same_context(ctx):
             entries = node.summed(loop.entry_slot)
@@ -201,7 +201,7 @@ class LoopTrips(CountBase):
             slot = (loop.values or {}).get(which)
             if ctx is None or slot is None:
                 raise
-            fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop.line),
+            fitted = self.recorded_value(ctx, unit, slot, self._where(unit, loop),
                                          f"{'bound' if which == 'bound' else 'first value'} {getattr(loop, which)!r}", exc)
             if fitted is None:
                 raise

@@ -762,3 +762,18 @@ def test_collectives_on_communicators_of_a_process_grid_are_sized_from_their_con
     assert not [f for f in model.fallbacks if "communication" in str(f)], model.fallbacks
     for procs in (2, 3, 4):
         assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
+
+
+def test_c_files_the_program_includes_are_instrumented_with_it(tmp_path, capsys):
+    """A unity build (HPGMG-FV's ``#include "operators/gsrb.c"``): the included kernels, with an
+    include of their own relative to their folder, are instrumented as part of the including unit
+    (an instrumented copy beside the output, named by the #include), their items named by their
+    own file; same output as plain, every loop symbolic, exact at 8x; the sources untouched."""
+    source = REAL / "unity" / "unity.c"
+    before = {p: p.read_bytes() for p in source.parent.rglob("*") if p.is_file()}
+    assert_symbolic_and_exact(source, tmp_path, capsys, (20, 40), (320,))
+    assert {p: p.read_bytes() for p in source.parent.rglob("*") if p.is_file()} == before
+    (copy,) = (tmp_path / "build").rglob("*-axpy.c")
+    assert "PERFEQ_LOOP_ENTER" in copy.read_text()
+    labels = {item.label.split()[0] for item in load_model(tmp_path / "m.json").items if item.kind == "loop"}
+    assert {"axpy.c:6", "axpy.c:13", "axpy.c:14", "unity.c:13"} <= labels
