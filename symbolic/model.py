@@ -91,6 +91,11 @@ class CostModel:
     sync: list[SyncSite] = field(default_factory=list)  # synchronising MPI call sites (symbolic/sync.py)
     _compiled: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def uses_mpi(self) -> bool:
+        """Whether the program's runs initialised MPI (models written before this say so: True)."""
+        return any(run.get("mpi", True) for run in self.runs) if self.runs else True
+
     def require(self, *keys: str) -> None:
         """ModelError when this model was written before perfeq counted one of ``keys``."""
         for key in keys:
@@ -403,7 +408,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         nests=nests,
         fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs) + _unsited(runs, traces),
         traces=[str(t) for t in traces],
-        runs=[{"params": r.params, "P": r.nranks, "T": r.threads} for r in runs],
+        runs=[{"params": r.params, "P": r.nranks, "T": r.threads, "mpi": r.mpi} for r in runs],
         unused=unused,
         digest=program_digest(unit.digest for unit in run.units.values()),
         sync=sync,

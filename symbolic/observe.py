@@ -62,6 +62,7 @@ class RunObservation:
     units: dict[str, UnitDescriptors]  # descriptor path -> its descriptors
     roots: list[ContextObservation]
     rank_params: dict[str, list[float | None]] = field(default_factory=dict)  # variable -> value on each rank
+    mpi: bool = True  # the program initialised MPI (a rank's rank_source is "mpi"): it was launched as MPI programs are
 
     def contexts(self):
         stack = list(self.roots)
@@ -107,7 +108,8 @@ def from_trace(path: str | Path) -> RunObservation:
     units = link_units(units)
     graph = CallGraph.from_trace(trace)
     roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
-    return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params)
+    mpi = any(rank.header.get("rank_source", "mpi") == "mpi" for rank in trace.ranks.values())
+    return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
 
 
 def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObservation | None:

@@ -174,6 +174,8 @@ class TimeEquation:
     def __init__(self, model: CostModel, profile: MachineProfile, machine: Machine, threads: int = 1):
         self.model, self.profile, self.machine, self.threads = model, profile, machine, threads
         self.betas = dict(profile.values)
+        if not model.uses_mpi:  # const is the calibration runs' launch with mpiexec: not this program's
+            self.betas.pop(INTERCEPT, None)
         self.priced = tuple(name for name in profile.names if name != INTERCEPT)
         model.require(*self.priced)
         self._nest_functions: list[dict] | None = None

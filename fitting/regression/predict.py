@@ -137,6 +137,9 @@ def predict(
     if not 0.0 < level < 1.0:
         raise FitError(f"confidence level {level} is not between 0 and 1 (e.g. 0.95)")
     notes = _unpriced(profile, counts, "counts") + calibration_warnings(profile, procs, threads, all_counts)
+    if INTERCEPT in profile.costs and counts.get(INTERCEPT, 1.0) == 0.0:
+        notes.append(f"'{INTERCEPT}' ({profile.costs[INTERCEPT].value:.3g} s per run, the calibration runs' launch "
+                     "with mpiexec and MPI start-up) is not charged: the program does not initialise MPI")
     unpriced = unpriced_messages(profile, all_counts or counts)
     x = count_vector(profile, counts)
     parts = profile.beta * x
@@ -269,9 +272,10 @@ def count_vector(profile: MachineProfile, counts: Mapping[str, float]) -> np.nda
     for name in profile.names:
         if name == INTERCEPT:
             value = counts.get(INTERCEPT, 1.0)
-            if value != 1.0:
+            if value not in (0.0, 1.0):
                 raise FitError(
-                    f"count for '{INTERCEPT}' is {value}; the start-up term counts once per run (1)"
+                    f"count for '{INTERCEPT}' is {value}; the start-up term counts once per run (1), or not "
+                    "at all for a program launched without MPI (0)"
                 )
         elif name not in counts:
             raise FitError(
@@ -489,6 +493,8 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
     blocks = {label: {key: value for key, value in row.items() if key in profile.names}
               for label, row in model.block_counts(dict(values), procs, threads, rank, hardware).items()}
     priced = {cost: slowest.get(cost, 0.0) for cost in profile.names if cost != INTERCEPT}
+    if INTERCEPT in profile.names and not model.uses_mpi:
+        priced[INTERCEPT] = 0.0  # the calibration runs' launch (mpiexec, MPI_Init): not this program's
     prediction = predict(profile, priced, blocks, level=level, application=application, digest=model.digest,
                          procs=procs, threads=threads, all_counts=slowest)
     if synchronisation and model.sync:

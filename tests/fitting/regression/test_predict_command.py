@@ -68,3 +68,37 @@ def test_a_program_is_known_by_the_content_of_its_sources_not_its_name(kernels, 
     for extra in ([], ["--application", "app2"]):
         assert main([*args, *extra]) == 0
         assert "between-application error" in json.loads(capsys.readouterr().out)["prediction_note"]
+
+
+def test_the_launch_term_is_charged_to_mpi_programs_only(kernels, tmp_path, capsys):
+    """``const``, fitted on calibration runs launched with mpiexec (its start-up and MPI_Init), is
+    charged to a program that initialises MPI and not to one that never does (PolyBench's 22 ms
+    fdtd-2d was predicted 0.098 s, 75 ms of it this term); the prediction says so."""
+    from conftest import C_PROGRAMS
+
+    from perfeq.fitting.regression.fit import fit_machine
+    from perfeq.fitting.regression.profile import save_profile
+    from perfeq.fitting.regression.synthetic import synthetic_runs
+    from perfeq.toolchain import find_mpi
+
+    machine = tmp_path / "machine.json"
+    save_profile(fit_machine(synthetic_runs(30, np.random.default_rng(5), const=0.05), intercept=True), machine)
+    model, _ = kernels
+    model.save(tmp_path / "mpi.json")
+    binary = tmp_path / "clamp"
+    assert main(["cc", "--build-dir", str(tmp_path / "b"), "--", find_mpi().mpicc, "-O1",
+                 str(C_PROGRAMS / "real" / "clamp.c"), "-o", str(binary)]) == 0
+    traces = [tmp_path / f"t{n}.trace" for n in (20, 37)]
+    for n, trace in zip((20, 37), traces, strict=True):
+        assert main(["run", "-o", str(trace), "--", str(binary), str(n)]) == 0
+    assert main(["model", *map(str, traces), "-o", str(tmp_path / "plain.json")]) == 0
+    capsys.readouterr()
+    charged = {}
+    for name, values in (("mpi", ["n=4096", "steps=10", "P=2"]), ("plain", ["n=300"])):
+        assert main(["predict", str(tmp_path / f"{name}.json"), "--machine", str(machine), *values, "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)
+        (const,) = [c for c in result["contributions"] if c["name"] == "const"]
+        charged[name] = const["seconds"]
+        notes = " ".join(result["warnings"])
+        assert ("does not initialise MPI" in notes) == (name == "plain")
+    assert charged["mpi"] == pytest.approx(0.05, rel=0.2) and charged["plain"] == 0
