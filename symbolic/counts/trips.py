@@ -88,12 +88,15 @@ class LoopTrips(CountBase):
     def _fallback_trips(self, ctx, unit: UnitView, loop: LoopDescriptor, reason: str) -> sp.Expr:
         """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
         where = self._where(unit, loop)
+        # an omp for shared by its team: each of the T threads enters it and runs its share, while
+        # the trips are the whole loop's (the team divides them, core._in_loops)
+        team = self._shared_by_team(unit, loop)
         samples = []  # (symbol values, measured trips per entry) of every run holding this context
         for run, node in self._same_context(ctx):
             entries = node.summed(loop.entry_slot)
             iterations = node.summed(unit.blocks[loop.body_block].slot)
             if entries:
-                samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
+                samples.append((self.values(run, 0), sp.Rational(iterations * (run.threads if team else 1), entries)))
         if not samples:
             self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; never entered in the run"))
             return sp.Integer(0)

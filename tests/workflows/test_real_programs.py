@@ -777,3 +777,11 @@ def test_c_files_the_program_includes_are_instrumented_with_it(tmp_path, capsys)
     assert "PERFEQ_LOOP_ENTER" in copy.read_text()
     labels = {item.label.split()[0] for item in load_model(tmp_path / "m.json").items if item.kind == "loop"}
     assert {"axpy.c:6", "axpy.c:13", "axpy.c:14", "unity.c:13"} <= labels
+
+
+def test_an_omp_for_with_a_bound_from_data_is_fitted_for_the_whole_team(tmp_path, monkeypatch):
+    """``#pragma omp for`` over ``k < d[2]`` in a parallel region (NPB FT): each thread measures its
+    share, so the fitted trips are the team's (per entry times T) before the team divides them:
+    the model reproduces its runs on 1 and 2 threads and is exact at 8x on 2 (it had half the
+    loop's operations on 2 threads)."""
+    assert_exact_on_two_threads(REAL / "ompdata.c", tmp_path, monkeypatch)
