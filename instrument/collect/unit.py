@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import operator
-from contextlib import contextmanager
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
