@@ -139,9 +139,16 @@ class Regions:
                 self.u.insert(token.start + match.end(), f" {hooks.SHARED}")
 
     def pragma_token(self, pragma: c_ast.Pragma) -> int | None:
-        """The token of the preprocessor line a pragma stands on."""
+        """The token of the preprocessor line a pragma stands on; or, for a pragma a macro writes
+        (``_Pragma`` in its body: HPGMG-FV's ``PRAGMA_THREAD_ACROSS_BLOCKS(level, b, nb)``), the
+        macro's name where it is invoked first on the pragma's line."""
         line = pragma.coord.line
+        first = None
         for i, tok in enumerate(self.src.tokens):
-            if tok.kind == "pp" and tok.line == line:
-                return i
+            if tok.line == line:
+                if tok.kind == "pp":
+                    return i
+                first = i if first is None else first
+        if first is not None and self.u.writes_pragma(self.src.tokens[first].text):
+            return first
         return None

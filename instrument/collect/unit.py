@@ -354,6 +354,11 @@ class UnitCollector:
                 return index == len(body) - 1
         return False
 
+    def writes_pragma(self, name: str) -> bool:
+        """Whether macro ``name`` expands to a pragma (``_Pragma`` in its body or a macro it names)."""
+        known = {**self.build_macros, **self.build_function_macros}
+        return name in known and any("_Pragma" in known[n].value for n in _reached([name], known))
+
     def substituting(self, name: str) -> bool:
         """Whether an invocation of macro ``name`` expands its arguments as plain text: it and every
         function-like macro its body reaches substitute (no ``#``, ``##``, not variadic), so a hook

@@ -785,3 +785,10 @@ def test_an_omp_for_with_a_bound_from_data_is_fitted_for_the_whole_team(tmp_path
     the model reproduces its runs on 1 and 2 threads and is exact at 8x on 2 (it had half the
     loop's operations on 2 threads)."""
     assert_exact_on_two_threads(REAL / "ompdata.c", tmp_path, monkeypatch)
+
+
+def test_openmp_pragmas_written_by_macros_in_included_kernels(tmp_path, monkeypatch):
+    """``PARALLEL_FOR(n)`` expanding to ``_Pragma("omp parallel for ...")`` before a loop of an
+    included .c (HPGMG-FV): the loop's braces and hooks open before the macro, so the pragma still
+    stands right before its ``for``; exact on 1 and 2 threads and at 8x."""
+    assert_exact_on_two_threads(REAL / "unity" / "pragmas.c", tmp_path, monkeypatch)
