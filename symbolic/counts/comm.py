@@ -128,8 +128,10 @@ def communicator(text: str, resolver: Resolver, depth: int = 0) -> tuple[sp.Expr
     less n; ``MPI_Comm_create(c, g, ...)``: g's; ``MPI_Comm_split(c, color, ...)`` with color
     ``r / k`` (rows of k consecutive ranks): k, rank r mod k; with color ``r % k`` (columns): the
     ranks of c congruent to r mod k, rank r / k; a color without the rank: c's; color ``r``: (1, 0).
-    A handle that is not built in the unit, or built more than once, is taken as MPI_COMM_WORLD (a
-    communicator passed as a parameter usually is); one built otherwise raises Unresolved.
+    The construction is the last one before the use in the same function (a group variable reused
+    for the rows and then the columns), else the unit's only one; a handle not built in the unit,
+    or built several times elsewhere, is taken as MPI_COMM_WORLD (a communicator passed as a
+    parameter usually is); one built otherwise raises Unresolved.
     """
     text = text.strip()
     if depth > 6:
@@ -140,10 +142,13 @@ def communicator(text: str, resolver: Resolver, depth: int = 0) -> tuple[sp.Expr
         return sp.Integer(1), sp.Integer(0)
     name = canonical_lvalue(text)
     built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
-    here = [c for c in built if c.function == resolver.function]
-    if len(here or built) != 1:
-        return P, RANK  # MPI_COMM_WORLD, a parameter, or built in several places
-    made = (here or built)[0]
+    before = [c for c in built if c.function == resolver.function and c.line < resolver.line]
+    if before:  # the last construction before the use, in the same function (a handle reused)
+        made = max(before, key=lambda c: c.line)
+    elif len(built) == 1:
+        made = built[0]
+    else:
+        return P, RANK  # MPI_COMM_WORLD, a parameter, or built in several places elsewhere
     at = Resolver(resolver.unit, made.function, made.loop, made.line, resolver.param_symbols)
     args = made.args
 

@@ -19,18 +19,23 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 100;
     factor(nprocs, &nprow, &npcol);
     int myrow = rank / npcol;
-    MPI_Comm row, col, twin, listed;
+    MPI_Comm row, col, twin, listed, column;
     MPI_Comm_split(MPI_COMM_WORLD, myrow, rank, &row);
     MPI_Comm_split(MPI_COMM_WORLD, rank % npcol, rank, &col);
     MPI_Comm_dup(col, &twin);
     MPI_Group world, members;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
-    int *ranks = malloc((size_t)npcol * sizeof(int));
+    int *ranks = malloc((size_t)nprocs * sizeof(int));
     ranks[0] = myrow * npcol;
     for (int i = 1; i < npcol; i++)
         ranks[i] = ranks[i - 1] + 1;
     MPI_Group_incl(world, npcol, ranks, &members);
     MPI_Comm_create(MPI_COMM_WORLD, members, &listed);
+    MPI_Group_free(&members);
+    for (int i = 0; i < nprow; i++)  /* the same group variable again, for the column (DGEMM's comm_col) */
+        ranks[i] = rank % npcol + i * npcol;
+    MPI_Group_incl(world, nprow, ranks, &members);
+    MPI_Comm_create(MPI_COMM_WORLD, members, &column);
     double *buf = malloc((size_t)n * sizeof(double)), *sum = malloc((size_t)n * sizeof(double));
     double *all = malloc((size_t)n * (size_t)nprocs * sizeof(double));
     for (int i = 0; i < n; i++)
@@ -41,6 +46,7 @@ int main(int argc, char **argv)
         MPI_Bcast(sum, n, MPI_DOUBLE, 0, col);
         MPI_Allgather(sum, n, MPI_DOUBLE, all, n, MPI_DOUBLE, twin);
         MPI_Allreduce(sum, buf, n, MPI_DOUBLE, MPI_MAX, listed);
+        MPI_Allgather(&n, 1, MPI_INT, ranks, 1, MPI_INT, column);
         MPI_Allreduce(buf, sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         check += sum[0];
     }
@@ -50,6 +56,7 @@ int main(int argc, char **argv)
     MPI_Comm_free(&col);
     MPI_Comm_free(&twin);
     MPI_Comm_free(&listed);
+    MPI_Comm_free(&column);
     MPI_Group_free(&members);
     MPI_Group_free(&world);
     free(ranks);
