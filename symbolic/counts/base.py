@@ -235,6 +235,25 @@ class CountBase:
         return found
 
     def _fit(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
+        """Choose c * form for the measured trips per entry (:meth:`_fit_samples`), and keep it
+        only if it has a finite value in every training run, also those where the context did not
+        run (HPGMG-FV's copies fitted on the runs with 8 boxes were n / log2(n): infinite at one
+        box, and so was the model of its own first run)."""
+        fitted, note = self._fit_samples(samples)
+        if fitted is None or not isinstance(fitted, sp.Expr):
+            return fitted, note
+        for run in (self.run, *self.extra_runs):
+            try:
+                value = fitted.subs(self.values(run, 0))
+            except (TypeError, ValueError, ZeroDivisionError):
+                return None, ""
+            if value.free_symbols:
+                continue  # holds the rank or loop variables: checked where it is summed
+            if _finite(value) is None:
+                return None, ""
+        return fitted, note
+
+    def _fit_samples(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
         """Choose c * form for the measured trips per entry.
 
         One run: the paper's rule, trips an integer multiple of N (or N/P, N^2, N^2/P).  Several
@@ -259,7 +278,9 @@ class CountBase:
                         return multiple * form, ""
             return None, ""
         # each form's value in every run, computed once for the c * form and the a + b * form fits
-        bases_of = {form: [_finite(form.subs(v)) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]}
+        everywhere = [self.values(run, 0) for run in (self.run, *self.extra_runs)]
+        bases_of = {form: [_finite(form.subs(v)) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]
+                    if all(form.subs(v).free_symbols or _finite(form.subs(v)) is not None for v in everywhere)}
         candidates = []  # (worst relative error, constant, form)
         for form, bases in bases_of.items():
             if any(b is None or b <= 0 for b in bases):  # (n / log2 n at n = 1 has no value)
