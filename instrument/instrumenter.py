@@ -72,7 +72,7 @@ def instrument_file(
         source = SourceText(display, text, pre.active_lines)
         source.align_preprocessed(pre.text, pre.marker_name)
         included = _included_sources(path, source, pre)
-        collector = UnitCollector(ast, source, pre.marker_name, display, pre.user_headers, pre.macros,
+        collector = UnitCollector(ast, source, pre.marker_name, pre.user_headers, pre.macros,
                                   pre.function_macros, program_functions,
                                   {marker: inc.source for marker, inc in included.items()})
         unit = collector.collect()
@@ -84,8 +84,8 @@ def instrument_file(
     descriptors_path = descriptors_path_for(output).resolve()
     copies = {marker: _copy_path(output, index, inc.path) for index, (marker, inc) in enumerate(included.items())}
     body = insert.apply(source, collector.inserted[pre.marker_name], display)
-    for marker, inc in included.items():  # the #include of each included .c names its instrumented copy
-        body = inc.directive.sub(lambda m, c=copies[marker]: f'{m.group(1)}"{c.resolve()}"', body)
+    copy_of = {inc.named: copies[marker].resolve() for marker, inc in included.items()}
+    body = _replace_includes(body, copy_of.get)  # the #include of each included .c names its instrumented copy
     content = insert.preamble(unit, display, descriptors_path) + body
     write_atomic(descriptors_path, unit.to_json())
     for marker, inc in included.items():
@@ -104,32 +104,37 @@ class _Included:
     path: Path
     source: SourceText
     encoding: str
-    directive: re.Pattern  # the #include line of the including file that names it
+    named: str  # what the including file's #include "..." names
 
 
 def _included_sources(path: Path, source: SourceText, pre: Preprocessed) -> dict[str, _Included]:
     """The program's .c files included once, directly by ``path`` with #include "..." (by marker name)."""
     found: dict[str, _Included] = {}
-    directives = [tok.text for tok in source.tokens if tok.kind == "pp"]
+    folder = path.resolve().parent
+    named = {(folder / m.group(2)).resolve(): m.group(2)
+             for m in (_QUOTED_INCLUDE.match(tok.text) for tok in source.tokens if tok.kind == "pp") if m}
     for marker in sorted(pre.user_headers):
-        if not marker.endswith(".c") or pre.entries.get(marker) != 1:
-            continue
         target = Path(marker).resolve()
-        for text in directives:
-            match = _INCLUDE.match(text)
-            if match and (path.resolve().parent / match.group(2)).resolve() == target:
-                break
-        else:
-            continue  # included through a header: not instrumented (the warning says so)
+        if not marker.endswith(".c") or pre.entries.get(marker) != 1 or target not in named:
+            continue  # a header, included twice, or through a header: not instrumented (warned)
         inc_text, encoding = read_source(target)
         inc = SourceText(marker, inc_text, pre.header_lines.get(marker, set()))
         inc.align_preprocessed(pre.text, marker)
-        pattern = re.compile(r'^(\s*#\s*include\s*)"' + re.escape(match.group(2)) + '"', re.MULTILINE)
-        found[marker] = _Included(target, inc, encoding, pattern)
+        found[marker] = _Included(target, inc, encoding, named[target])
     return found
 
 
-_INCLUDE = re.compile(r'\s*#\s*(include)\s*"([^"]+)"')
+# ``#include "name"`` at the start of a line: group 1 up to the quote, group 2 the name
+_QUOTED_INCLUDE = re.compile(r'^(\s*#\s*include\s*)"([^"]+)"', re.MULTILINE)
+
+
+def _replace_includes(text: str, replacement) -> str:
+    """``text`` with each quoted #include's name replaced by ``replacement(name)`` (None: kept)."""
+    def one(match: re.Match) -> str:
+        new = replacement(match.group(2))
+        return match.group(0) if new is None else f'{match.group(1)}"{new}"'
+
+    return _QUOTED_INCLUDE.sub(one, text)
 
 
 def _copy_path(output: Path, index: int, included: Path) -> Path:
@@ -140,11 +145,7 @@ def _copy_path(output: Path, index: int, included: Path) -> Path:
 
 def _absolute_includes(text: str, folder: Path) -> str:
     """``#include "x.h"`` of a copy moved out of ``folder`` names the file it named there."""
-    def absolute(match: re.Match) -> str:
-        target = folder / match.group(2)
-        return f'{match.group(1)}"{target.resolve()}"' if target.is_file() else match.group(0)
-
-    return re.sub(r'^(\s*#\s*include\s*)"([^"]+)"', absolute, text, flags=re.MULTILINE)
+    return _replace_includes(text, lambda name: (folder / name).resolve() if (folder / name).is_file() else None)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ def totals(items: list[Item], add: Callable[[Any, Any], Any] | None = None) -> d
 
 def _ffile(unit: UnitDescriptors, function: int) -> str:
     """The included .c file a function of the unit is defined in, or "" for the unit's own."""
-    return (unit.functions[function].file or "") if 0 <= function < len(unit.functions) else ""
+    return unit.functions[function].file or ""
 
 
 def _fname(unit: UnitDescriptors, function: int) -> str:

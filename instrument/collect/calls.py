@@ -42,6 +42,9 @@ DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hve
 # handle is the last argument)
 COMMUNICATOR_CONSTRUCTORS = ("MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_dup", "MPI_Group_incl",
                              "MPI_Group_excl", "MPI_Comm_group")
+# the record and the unit's list each constructor's new handle goes into
+_HANDLES = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, "datatypes")),
+            **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, "communicators"))}
 ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
@@ -199,14 +202,12 @@ class CallSites:
                 symbol = "P" if kind == "mpi_size" else "rank"
                 if args[0].strip() == "MPI_COMM_WORLD":
                     self.param(call, variable, symbol, kind, call)
-        built = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, self.u.unit.datatypes)),
-                 **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, self.u.unit.communicators))}
-        if name in built and args and call.args:
+        if name in _HANDLES and args and call.args:
             new_handle = lvalue_path(call.args.exprs[-1])
             if new_handle:
-                record, into = built[name]
-                into.append(record(name=new_handle, function=self.index, line=call.coord.line, constructor=name,
-                                   args=args, loop=self.loop))
+                record, into = _HANDLES[name]
+                getattr(self.u.unit, into).append(record(name=new_handle, function=self.index, line=call.coord.line,
+                                                         constructor=name, args=args, loop=self.loop))
         if spec is None:
             if not _QUIET_MPI.match(name):
                 self.u.warn(call.coord.line, call.coord.column, f"{name} is not counted: the messages it sends are "

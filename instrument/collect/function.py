@@ -200,7 +200,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         return d.FunctionDescriptor(id=self.index, name=self.name, line=self.funcdef.coord.line,
                                     params=self.params, recursive=False, returns=self.returned_expression(),
                                     returned_names=self.returned_names(), locals=sorted(declared - set(self.params)),
-                                    **counts)
+                                    file=self.u.included_file, **counts)
 
     def returned_names(self) -> list[str] | None:
         """The variables ``return NAME;`` statements return; None if a return gives anything else."""

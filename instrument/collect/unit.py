@@ -46,7 +46,7 @@ class Insertion:
 class UnitCollector:
     """Collects the descriptors and insertions of one unit."""
 
-    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str, display: str,
+    def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str,
                  user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None,
                  function_macros: dict[str, Macro] | None = None,
                  program_functions: frozenset[str] = frozenset(), included: dict[str, SourceText] | None = None):
@@ -54,12 +54,12 @@ class UnitCollector:
         self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
         self.build_function_macros = function_macros or {}  # its function-like ones
         # the texts instrumented: the file's own and the program's .c files it includes (by marker
-        # name); self.src, self.marker, self.display and self.insertions are those of the one whose
-        # code is being collected (:meth:`_using`)
+        # name); self.src, self.marker and self.insertions are those of the one whose code is being
+        # collected (:meth:`_using`), and messages name it (:attr:`display`)
         self.sources: dict[str, SourceText] = {marker_name: source, **(included or {})}
         self.inserted: dict[str, list[Insertion]] = {name: [] for name in self.sources}
-        self.main_marker, self.main_display = marker_name, display
-        self.src, self.marker, self.display = source, marker_name, display
+        self.main_marker = marker_name
+        self.src, self.marker = source, marker_name
         self.insertions: list[Insertion] = self.inserted[marker_name]
         self.user_headers = user_headers  # functions declared there are the program's (other units)
         self.warnings: list[str] = []
@@ -69,7 +69,7 @@ class UnitCollector:
         self.globals = Scope()
         self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
         self.defined: list[c_ast.FuncDef] = []
-        self.unit = d.UnitDescriptors(source=display, digest="", instrumented="")
+        self.unit = d.UnitDescriptors(source=source.path, digest="", instrumented="")
         self._seq = 0
         self._callgraph: dict[str, set[str]] = {}
         self._mpi_calls = summaries.mpi_table()
@@ -88,13 +88,22 @@ class UnitCollector:
     @contextmanager
     def _using(self, marker: str):
         """Collect in the text of ``marker`` (its tokens, insertions and name in messages)."""
-        saved = self.src, self.marker, self.display, self.insertions
+        saved = self.src, self.marker, self.insertions
         self.src, self.marker, self.insertions = self.sources[marker], marker, self.inserted[marker]
-        self.display = self.main_display if marker == self.main_marker else self.src.path
         try:
             yield
         finally:
-            self.src, self.marker, self.display, self.insertions = saved
+            self.src, self.marker, self.insertions = saved
+
+    @property
+    def display(self) -> str:
+        """The name messages give the text being collected (the path as the user gave it)."""
+        return self.src.path
+
+    @property
+    def included_file(self) -> str | None:
+        """The included .c file being collected, None while collecting the unit's own text."""
+        return None if self.marker == self.main_marker else self.src.path
 
     def tokens(self):
         """The tokens of every text this unit instruments."""
@@ -157,9 +166,6 @@ class UnitCollector:
         for index, funcdef in enumerate(self.defined):
             with self._using(funcdef.coord.file):
                 FunctionCollector(self, funcdef, index).run()
-        self.unit.functions = [f if self.defined[f.id].coord.file == self.main_marker
-                               else replace(f, file=self.sources[self.defined[f.id].coord.file].path)
-                               for f in self.unit.functions]
         self._included_work()
         self._mark_recursion()
         self._macros()

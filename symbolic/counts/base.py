@@ -196,8 +196,7 @@ class CountBase:
     def fit_symbols(self) -> list[sp.Symbol]:
         """The size symbols a fit may use: those whose value differs between the runs (a candidate
         the same in every run cannot be told from a constant), or all of them with one size."""
-        runs = [self.run, *self.extra_runs]
-        varying = [s for s in self.size_symbols if len({self.values(r, 0).get(s) for r in runs}) > 1]
+        varying = [s for s in self.size_symbols if len({v.get(s) for v in self._training_values}) > 1]
         return varying or self.size_symbols
 
     def _forms(self) -> list[sp.Expr]:
@@ -242,16 +241,23 @@ class CountBase:
         fitted, note = self._fit_samples(samples)
         if fitted is None or not isinstance(fitted, sp.Expr):
             return fitted, note
-        for run in (self.run, *self.extra_runs):
-            try:
-                value = fitted.subs(self.values(run, 0))
-            except (TypeError, ValueError, ZeroDivisionError):
-                return None, ""
-            if value.free_symbols:
-                continue  # holds the rank or loop variables: checked where it is summed
-            if _finite(value) is None:
-                return None, ""
-        return fitted, note
+        try:
+            finite = all(self._finite_at(fitted, values) for values in self._training_values)
+        except (TypeError, ValueError, ZeroDivisionError):
+            return None, ""
+        return (fitted, note) if finite else (None, "")
+
+    @cached_property
+    def _training_values(self) -> list[dict[sp.Symbol, float]]:
+        """The symbol values of every training run (its first rank's)."""
+        return [self.values(run, 0) for run in (self.run, *self.extra_runs)]
+
+    @staticmethod
+    def _finite_at(form: sp.Expr, values: dict[sp.Symbol, float]) -> bool:
+        """Whether ``form`` has a finite value at ``values``; one that still holds the rank or loop
+        variables there counts as finite (it is checked where it is summed)."""
+        value = form.subs(values)
+        return bool(value.free_symbols) or _finite(value) is not None
 
     def _fit_samples(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
         """Choose c * form for the measured trips per entry.
@@ -278,9 +284,8 @@ class CountBase:
                         return multiple * form, ""
             return None, ""
         # each form's value in every run, computed once for the c * form and the a + b * form fits
-        everywhere = [self.values(run, 0) for run in (self.run, *self.extra_runs)]
         bases_of = {form: [_finite(form.subs(v)) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]
-                    if all(form.subs(v).free_symbols or _finite(form.subs(v)) is not None for v in everywhere)}
+                    if all(self._finite_at(form, v) for v in self._training_values)}
         candidates = []  # (worst relative error, constant, form)
         for form, bases in bases_of.items():
             if any(b is None or b <= 0 for b in bases):  # (n / log2 n at n = 1 has no value)
