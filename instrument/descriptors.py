@@ -70,6 +70,9 @@ class LoopDescriptor:
     # data-dependent loops only: first slot of the branch predictor run on the condition (PERFEQ_BRANCH)
     predictor: int | None = None
     once: bool = False  # under omp master/single/masked: one thread of a team runs it
+    # other variables the header steps with var (``for (ng = nn, n = 0; ...; n++, ng++)``), each
+    # {"var", "init", "stride"} (C text): var's iteration t gives them init + t * stride
+    inductions: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ not again in ``total``.  Both operands of ``&&``, ``||`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from pycparser import c_ast
@@ -149,11 +150,14 @@ class OpCounter:
     """Counts the operations of one expression tree, not descending into statements."""
 
     def __init__(self, scope: Scope, fields_: dict[str, CType], typedefs: dict[str, CType],
-                 loop_scope: Scope | None = None):
+                 loop_scope: Scope | None = None, invariant: Callable[[c_ast.Node], bool] | None = None):
         self.scope = scope
         self.fields = fields_
         self.typedefs = typedefs
         self.loop_scope = loop_scope  # where the innermost enclosing loop stands (None: in no loop)
+        # whether a member access has one value throughout the innermost enclosing loop, so that
+        # the compiler reads it once before the loop (collect/invariant.py; None: counted each time)
+        self.invariant = invariant
 
     def count(self, node: c_ast.Node | None) -> OpCount:
         if node is None:
@@ -192,6 +196,8 @@ class OpCounter:
         ops, _ = self._count(node.name)
         typ = self.fields.get(node.field.name, INT)
         loads = typ.loads() if node.type == "->" else 0  # p->a of an array field is an address
+        if loads and self.invariant is not None and self.invariant(node):
+            loads = 0  # read once before the loop
         return ops + OpCount(loads=loads), typ
 
     def _UnaryOp(self, node: c_ast.UnaryOp) -> tuple[OpCount, CType]:
@@ -271,6 +277,10 @@ class OpCounter:
             ops, _ = self._count(node.name)
             return ops, self.fields.get(node.field.name, INT)
         return ZERO, self._count(node)[1]
+
+    def lvalue_type(self, node: c_ast.Node) -> CType:
+        """The type of what an assignment to ``node`` stores."""
+        return self._lvalue(node)[1]
 
     def _TernaryOp(self, node: c_ast.TernaryOp) -> tuple[OpCount, CType]:
         ops_c, _ = self._count(node.cond)

@@ -111,6 +111,9 @@ class Resolver:
         for loop in enclosing:
             if loop.var == name:
                 return loop_symbol(self.unit.key, loop.id, name)
+            for induction in loop.inductions:
+                if induction["var"] == name:
+                    return self._induction(loop, induction)
         if name in self.param_symbols and any(
             p.variable == name and p.function == self.function for p in self.unit.params
         ):
@@ -230,6 +233,20 @@ class Resolver:
         if assignment.op != "=" or assignment.loop is not None or sub._conditional(assignment.block):
             raise Unresolved(f"global '{name}' is assigned in a loop, under a condition or with {assignment.op}")
         return to_sympy(assignment.text, sub)
+
+    def _induction(self, loop: LoopDescriptor, induction: dict[str, str]) -> sp.Expr:
+        """A variable the loop's header steps with its own (``n`` of ``for (ng = nn, n = 0; ...;
+        n++, ng++)``): its first value plus its stride per iteration, the iterations counted from the
+        loop variable (ng = nn + t, so n = 0 + (ng - nn))."""
+        if loop.init is None or loop.stride is None:
+            raise Unresolved(f"'{induction['var']}': its loop's variable has no first value or stride")
+        outer = Resolver(self.unit, self.function, loop.parent, loop.line, self.param_symbols)
+        outer.depth = self.depth
+        first, stride = to_sympy(loop.init, outer), to_sympy(loop.stride, outer)
+        if stride == 0:
+            raise Unresolved(f"'{induction['var']}': a stride of 0")
+        steps = (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
+        return to_sympy(induction["init"], outer) + steps * to_sympy(induction["stride"], outer)
 
     def _is_local(self, name: str) -> bool:
         return any(a.variable == name for a in self.fdesc.assignments) or name in self.fdesc.params

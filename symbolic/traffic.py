@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from perfeq.symbolic.machine import Machine
     from perfeq.symbolic.model import CostModel
 
-ROW = 10**6  # elements of a row whose length the model does not know (a pointer to rows): far apart
+ROW = sp.Integer(10**6)  # elements of a row whose length the model does not know (a pointer to rows): far apart
 
 
 def moved_per_access(pattern: str, element: int, stride, line: float):

@@ -16,6 +16,7 @@ from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
+from perfeq.instrument.collect.invariant import LoopMemory
 from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import OMP_ONCE, Regions
 from perfeq.instrument.collect.walk import (
@@ -81,6 +82,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         # each enclosing loop's node, first offset (its hooks' braces), insertion depth and scope
         self.loop_frames: list[tuple[c_ast.Node, int, int, Scope]] = []
         self._address_taken: set[str] | None = None
+        self._loop_memory: dict[int, LoopMemory] = {}  # id(loop node) -> what it may change
         self.regions: list[int] = []  # stack of enclosing region ids
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
@@ -106,7 +108,17 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         return self.nvalues - 1
 
     def counter(self) -> OpCounter:
-        return OpCounter(self.scope, self.u.fields, self.u.typedefs, self.loop_scopes[-1] if self.loop_scopes else None)
+        loop = self.loop_frames[-1][0] if self.loop_frames else None
+        return OpCounter(self.scope, self.u.fields, self.u.typedefs, self.loop_scopes[-1] if self.loop_scopes else None,
+                         self.loop_memory(loop).invariant if loop is not None else None)
+
+    def loop_memory(self, loop: c_ast.Node) -> LoopMemory:
+        """What ``loop`` may change (computed once per loop, in the scope the loop stands in)."""
+        key = id(loop)
+        if key not in self._loop_memory:
+            self._loop_memory[key] = LoopMemory(loop, OpCounter(self.scope, self.u.fields, self.u.typedefs),
+                                                self.u.globals)
+        return self._loop_memory[key]
 
     @property
     def loop(self) -> int | None:

@@ -48,6 +48,9 @@ class LoopForm:
     bound: str | None = None
     stride: str | None = None  # "1", "-1", "s", "-(s)"; "*=2", "<<=1", ... for geometric steps
     depends: tuple[str, ...] = ()  # names init, bound and stride refer to, sorted
+    # (name, init, stride) of other variables the header sets and steps with var (n in
+    # ``for (ng = nn, n = 0; ng < e; n++, ng++)``), none of them changed in the body
+    inductions: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ class LoopPlanning:
         """The header's tokens, text and operations (SourceError if it is not where expected)."""
         src = self.src
         end = src.statement_end(start)
-        per_test = OpCounter(self.scope, self.u.fields, self.u.typedefs, self.scope)
+        per_test = OpCounter(self.scope, self.u.fields, self.u.typedefs, self.scope, self.loop_memory(node).invariant)
         init_text = step_text = None
         ops_init = ops_step = ZERO
         if kind == "for":
@@ -209,6 +212,7 @@ class LoopPlanning:
             if other is not None:
                 bound = self.text_or_generated(other)
                 depends |= names(other)
+        paired = None
         if kind == "for" and var is not None:
             init = _init_expr(node, var)
             if init is not None:
@@ -224,7 +228,32 @@ class LoopPlanning:
                 bound, stride = self.text_or_generated(start), str(int(stride) - other_stride)
                 depends = (depends | names(start)) - {_condition_bound(node).name}
         depends.discard(var)
-        return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)))
+        # (not for a pair running toward each other: the stride is then that of their distance)
+        inductions = self.loop_inductions(node, var) if kind == "for" and stride and paired is None else ()
+        return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)),
+                        inductions=inductions)
+
+    def loop_inductions(self, node: c_ast.For, var: str) -> tuple[tuple[str, str, str], ...]:
+        """The other variables of a for's header that start in its initialization and move by a
+        constant amount in its step, each once, and that its body leaves alone (ParRes Kernels'
+        tile loops ``for (kg = kk, k = 0; kg < MIN(kk + nb, K); k++, kg++)``): (name, first value,
+        stride) in C text."""
+        if not isinstance(node.next, c_ast.ExprList):
+            return ()
+        found = []
+        body = _assigned_names(node.stmt)
+        for part in node.next.exprs:
+            changed = _assigned_names(part)
+            if len(changed) != 1 or var in changed:
+                continue
+            (name,) = changed
+            stride, used = self.loop_stride(part, name)
+            init = _init_expr(node, name)
+            if (stride is None or stride.startswith(("*=", "/=", "<<=", ">>=")) or init is None or name in body
+                    or sum(name in _assigned_names(p) for p in node.next.exprs) != 1 or used & (body | {var, name})):
+                continue
+            found.append((name, self.text_or_generated(init), stride))
+        return tuple(found)
 
     def loop_stride(self, step: c_ast.Node | None, var: str) -> tuple[str | None, set[str]]:
         """What the step adds to ``var`` per iteration (see LoopForm.stride), and the names it uses;

@@ -93,6 +93,7 @@ class LoopStatements(LoopPlanning):
             ops_init=ops[0].to_dict(), ops_cond=ops[1].to_dict(), ops_step=ops[2].to_dict(),
             in_parallel=bool(self.parallel), worksharing=plan.worksharing, flags=list(plan.flags),
             predictor=predictor, once=bool(self.once),
+            inductions=[{"var": n, "init": i, "stride": st} for n, i, st in form.inductions],
         )
         return self.src.tokens[plan.header.end].end
 

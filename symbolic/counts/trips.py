@@ -13,7 +13,7 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, per_process_count
+from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, per_process_count
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
@@ -38,7 +38,7 @@ class LoopTrips(CountBase):
                 self._cache.clear()
                 self._relaxed = False
                 symbolic = self.total(ctx, unit, loop.body_block)
-                if self._check(ctx, unit, loop.body_block, symbolic):
+                if self._check(ctx, unit, loop.body_block, symbolic) or self._exact_per_entry(ctx, unit, loop):
                     if self._relaxed:
                         self.fallbacks.append(Fallback(
                             self._where(unit, loop), "relaxed", "loop",
@@ -62,6 +62,35 @@ class LoopTrips(CountBase):
                 reason = f"bound not symbolic ({exc})"
         self._loop_mode[key] = self._fallback_trips(ctx, unit, loop, reason)
         self._cache.clear()
+
+    def _exact_per_entry(self, ctx, unit: UnitView, loop: LoopDescriptor) -> bool:
+        """Whether the symbolic trip count is the measured iterations per entry, on every rank of
+        every run that holds this context, when the loop's total is not: ``for (m = 0; m < 3;
+        m++)`` after a data-dependent ``continue`` runs 3 times per entry, and only how often it is
+        entered is data: its entries are the enclosing code's, modelled and named there.  Only for a
+        trip count from the source (not from a bound's recorded values) of the parameters, P and the
+        rank (not of an enclosing loop's variable, whose per-entry values the run does not keep)."""
+        if loop.entry_slot is None:
+            return False
+        try:
+            count = self.trips(unit, loop)[3]
+        except Unresolved:
+            return False
+        if count.free_symbols - {P, T, RANK, *self.size_symbols}:
+            return False
+        slot = unit.blocks[loop.body_block].slot
+        entered = False
+        for run, node in self._same_context(ctx):
+            values = [self.values(run, rank) for rank in range(run.nranks)]
+            for rank, subs in enumerate(values):
+                entries = node.counter(rank, loop.entry_slot)
+                if not entries:
+                    continue
+                number = _number(count, subs)
+                if number is None or abs(number * entries - node.counter(rank, slot)) > 1e-9 * max(1, entries):
+                    return False
+                entered = True
+        return entered
 
     def _scale(self, ctx, unit, block_id, expr: sp.Expr) -> sp.Expr | None:
         """measured / predicted (summed over ranks), when positive and the same (within 5 %) in

@@ -24,7 +24,7 @@ static void smooth(int n, double in[M][M], double out[M][M])
 static double fields(int n, const struct grid *g, row *r, double **p)
 {
     double s = 0.0;
-    for (int j = 0; j < n; j++)           /* g->a[j] 1, g->p[j] 2, g->w 1, r[1][j] 1, p[1][j] 2 */
+    for (int j = 0; j < n; j++)           /* g->a[j] 1, g->p[j] 1, g->w 0, r[1][j] 1, p[1][j] 2 */
         s += g->a[j] + g->p[j] * g->w + r[1][j] + p[1][j];
     return s;
 }

@@ -72,7 +72,7 @@ def models(tmp_path_factory):
     """The three programs' models, each from runs at two sizes on 2 processes, and their folders."""
     found = {}
     for name, small, second in (("triad", (1000, 3), (2000, 3)), ("strided", (40, 2), (60, 2)),
-                                ("indirect", (1000, 2), (2000, 2))):
+                                ("indirect", (1000, 2), (2000, 2)), ("rows", (40, 2), (60, 2))):
         folder = tmp_path_factory.mktemp(name)
         run = instrumented_program(C_PROGRAMS / "convolution" / f"{name}.c", folder)
         model = build_model([run(2, "a.trace", *small), run(2, "b.trace", *second)])
@@ -163,6 +163,20 @@ def test_the_column_walk_and_the_stencil_rows_change_level_with_n(models, probes
     assert rows["m['((i + 1) * n) + j']read"]["level"] == "memory"  # the leading row
     assert rows["m['((i * n) + j) - 1']read"]["level"] == "L1"  # two iterations behind its neighbour
     assert rows["m['((i - 1) * n) + j']read"]["level"] == "L2"  # two rows (128 KB) behind
+
+
+def test_rows_of_unknown_length_are_far_apart_and_priced(models, probes):
+    """A column walk of a ``double **`` matrix: its stride is the length of a row the model does not
+    know (a ``row_`` symbol alone, which the evaluator once turned into a Python int and crashed
+    on, in CoMD's pair loop); the rows are taken far apart, so the walk is strided from L1 to
+    memory by its footprint, and the prediction has a time."""
+    rows, _ = models["rows"]
+    (ref,) = _refs(rows, "column_sums", 14)
+    assert ref.pattern == "strided" and str(ref.stride).startswith("row_")
+    result = convolve(rows, ProbeCosts.load(probes), {"n": 2000, "reps": 1}, 1)
+    priced = _priced(result, "column_sums", 14)
+    assert [r["pattern"] for r in priced.values()] == ["strided"]
+    assert result.seconds > 0 and np.isfinite(result.seconds)
 
 
 def test_the_papers_rule_puts_a_whole_nest_where_its_footprint_fits(models, probes):
