@@ -7,7 +7,8 @@ sizes on every process and thread count of the recipe, the plain and instrumente
 real instrumented run (`perfeq counts --trace`) against `perfeq counts MODEL` (ops, messages,
 bytes, summed over ranks), the median wall times of REPS plain and REPS instrumented runs (the
 slowdown printed is that of the first process and thread count, P = 1, T = 1), and with --machine
-`perfeq predict` against the plain time (error, inside the 95 % prediction interval or not).
+`perfeq predict` against the plain time (error, inside the 95 % prediction interval or not), and
+with --probes the fit-free prediction from a probe file (`perfeq probe`: probes and convolution).
 The share of loops modelled symbolically is read from the model file: a loop item is symbolic unless
 a `fit` or `constant` loop fallback names its file:line (`relaxed` counts as symbolic; loops never
 entered in any training run are left out); the model's own self-check (worst error on its training
@@ -16,7 +17,7 @@ runs) is printed too. Prints per program the first failing step and its one-line
 internal error, `timeout`, `output`, or `error`), then an overall summary.
 
     python benchmarks/corpus.py --src /work/corpus [--only heat,comd] [--machine machine.json]
-                                [--reps 3] [--keep DIR] [--json > results.json]
+                                [--probes probes.json] [--reps 3] [--keep DIR] [--json > results.json]
     python benchmarks/corpus.py --load results.json      # the report of a saved run, nothing run
 
 Recipe format (benchmarks/corpus/NAME.json, one JSON object per program; only the recipe is kept here):
@@ -70,7 +71,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RECIPES = HERE / "corpus"
-TIMEOUTS = {"prepare": 300, "build": 1800, "run": 600, "model": 1800, "counts": 600, "predict": 600}
+TIMEOUTS = {"prepare": 300, "build": 1800, "run": 600, "model": 1800, "counts": 600, "predict": 600,
+            "predict (probes)": 600}
 COUNT_KEYS = (("ops", "ops"), ("msgs", "startup"), ("bytes", "bytes"))
 TRACEBACK = "Traceback (most recent call last)"
 INTERNAL = "perfeq: internal error"  # an unexpected exception, said in one line instead of a traceback
@@ -342,6 +344,12 @@ class Program:
         result = json.loads(done.out)
         return {"predicted_s": result["time_s"], "interval": result["prediction_interval"]}
 
+    def convolve(self, probes: Path, values: list[str], procs: int, threads: int) -> dict:
+        """The fit-free prediction (perfeq predict --machine PROBES.json: probes and convolution)."""
+        done = self.perfeq_cmd(["predict", str(self.work / "model.json"), "--machine", str(probes), *values,
+                                f"P={procs}", f"T={threads}", "--json"], "predict (probes)", threads=threads)
+        return {"probes_s": json.loads(done.out)["seconds"]}
+
 
 def loop_share(model: dict) -> dict:
     """Loops (distinct file:line of loop items) and how the model counts them, from its fallbacks."""
@@ -364,7 +372,8 @@ def loop_share(model: dict) -> dict:
             "share": symbolic / len(counted) if counted else None}
 
 
-def evaluate(recipe: Recipe, src: Path, work: Path, perfeq: str, machine: Path | None, reps: int) -> Outcome:
+def evaluate(recipe: Recipe, src: Path, work: Path, perfeq: str, machine: Path | None, reps: int,
+             probes: Path | None = None) -> Outcome:
     """Every step of the pipeline on one program; the first failure of each independent chain is kept."""
     outcome = Outcome(recipe.name, recipe.get("description", ""))
     start = time.perf_counter()
@@ -400,6 +409,8 @@ def evaluate(recipe: Recipe, src: Path, work: Path, perfeq: str, machine: Path |
         timed = attempt(program.timing, procs, threads) if built_plain and built_inst else None
         if timed and counted and machine:
             timed.update(attempt(program.predict, machine, counted[1], procs, threads) or {})
+        if timed and counted and probes:
+            timed.update(attempt(program.convolve, probes, counted[1], procs, threads) or {})
         if timed:
             outcome.times.append(timed)
         outcome.load.append(os.getloadavg()[0])
@@ -453,6 +464,7 @@ def derive(row: dict) -> dict:
         "slowdown": times[0]["instrumented_s"] / times[0]["plain_s"] if times else None,
         "time_error_pct": [100.0 * (t["predicted_s"] / t["plain_s"] - 1) for t in predicted],
         "inside_interval": [t["interval"][0] <= t["plain_s"] <= t["interval"][1] for t in predicted],
+        "probes_error_pct": [100.0 * (t["probes_s"] / t["plain_s"] - 1) for t in times if "probes_s" in t],
     }
 
 
@@ -462,6 +474,7 @@ def overall(rows: list[dict]) -> dict:
     slowdowns = [r["slowdown"] for r in rows if r["slowdown"] is not None]
     time_errors = [abs(e) for r in rows for e in r["time_error_pct"]]
     inside = [i for r in rows for i in r["inside_interval"]]
+    probes = [abs(e) for r in rows for e in r.get("probes_error_pct", [])]
     classes: dict[str, int] = {}
     steps: dict[str, int] = {}
     for r in rows:
@@ -486,6 +499,8 @@ def overall(rows: list[dict]) -> dict:
         "slowdown_max": max(slowdowns) if slowdowns else None,
         "time_error_median_abs": statistics.median(time_errors) if time_errors else None,
         "inside_interval": [sum(inside), len(inside)],
+        "probes_error_median_abs": statistics.median(probes) if probes else None,
+        "probes_compared": len(probes),
         "load": [min(r["load"][0] for r in rows), max(r["load"][1] for r in rows)] if rows else None,
         "cores": os.cpu_count(),
     }
@@ -508,7 +523,7 @@ def fmt_loops(loops: dict | None) -> str:
 
 def table(rows: list[dict]) -> str:
     header = ("program", "first failure", "loops symbolic", "self %", "ops %", "msgs %", "bytes %", "slowdown",
-              "time err %", "in PI")
+              "time err %", "in PI", "probes err %")
     lines = [header]
     for r in rows:
         err = r["count_error_pct"]
@@ -518,7 +533,8 @@ def table(rows: list[dict]) -> str:
                       fmt_pct(err["ops"]), fmt_pct(err["msgs"]),
                       fmt_pct(err["bytes"]), f"{r['slowdown']:.2f}x" if r["slowdown"] else "-",
                       " ".join(f"{e:+.0f}" for e in r["time_error_pct"]) or "-",
-                      f"{sum(pi)}/{len(pi)}" if pi else "-"))
+                      f"{sum(pi)}/{len(pi)}" if pi else "-",
+                      " ".join(f"{e:+.0f}" for e in r.get("probes_error_pct", [])) or "-"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths, strict=True)))
                      for line in lines)
@@ -560,6 +576,8 @@ def report(rows: list[dict], summary: dict) -> str:
             "predicted time at the big size: "
             + (f"median |error| {s['time_error_median_abs']:.0f} %, inside the 95 % interval "
                f"{s['inside_interval'][0]}/{s['inside_interval'][1]}" if s["time_error_median_abs"] is not None else "-"),
+            *([f"fit-free (probes and convolution) at the big size: median |error| {s['probes_error_median_abs']:.0f} % "
+               f"over {s['probes_compared']} runs"] if s.get("probes_error_median_abs") is not None else []),
             f"load average during the runs: {s['load'][0]:.2f}-{s['load'][1]:.2f} on {s['cores']} cores"
             if s["load"] else ""]
     return "\n".join(out)
@@ -571,6 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipes", type=Path, default=RECIPES, help="folder of recipes (default benchmarks/corpus)")
     parser.add_argument("--only", help="comma-separated recipe names (default: all)")
     parser.add_argument("--machine", type=Path, help="machine profile for perfeq predict (perfeq fit -o)")
+    parser.add_argument("--probes", type=Path, help="probe file (perfeq probe -o): also the fit-free prediction")
     parser.add_argument("--reps", type=int, default=3, help="timed runs of each build at the big size (median)")
     parser.add_argument("--perfeq", default=str(Path(sys.executable).parent / "perfeq"), help="the perfeq command")
     parser.add_argument("--keep", type=Path, help="keep the working folders here (DIR/NAME)")
@@ -599,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(work)
             work.mkdir(parents=True)
             outcome = evaluate(recipe, args.src.resolve() / recipe.get("local", recipe.name), work, args.perfeq,
-                               machine, args.reps)
+                               machine, args.reps, args.probes.resolve() if args.probes else None)
             rows.append(summarize(outcome))
             if not args.json:
                 print(f"{recipe.name}: {rows[-1]['status']} ({outcome.seconds:.0f} s)", file=sys.stderr)

@@ -128,14 +128,15 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
     counts = [{key: model.per_rank(key, values, procs, threads, index) for key in model.item_keys(item)
                if key in ("flops", "chain", "iops", "cmp", "branch", "loads", "stores", "ops", "ops_total",
                           "startup", "bytes", "sent")} for index, item in enumerate(model.items)]
-    priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule, across)
+    priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule, across) + _launch(model, costs, procs)
     total = np.sum([p.time for p in priced], axis=0) if priced else np.zeros(procs)
     slowest = int(np.argmax(total)) if procs else 0
     low = high = float(total[slowest])
     if band:
         ends = []
         for bound in ("fast", "slow"):
-            other = _price(model, costs.at(bound), counts, evaluate, procs, per_node, overlap, rule, across)
+            other = (_price(model, costs.at(bound), counts, evaluate, procs, per_node, overlap, rule, across)
+                     + _launch(model, costs.at(bound), procs))
             ends.append(float(np.max(np.sum([p.time for p in other], axis=0))) if other else 0.0)
         low, high = min(ends), max(ends)
     notes = _notes(model, costs, per_node, nodes)
@@ -156,12 +157,25 @@ def _notes(model, costs: ProbeCosts, per_node: int, nodes: int) -> list[str]:
     if cores and per_node > cores:
         notes.append(f"{per_node} processes on a node of {cores} cores: memory rates of the probe with the most "
                      "processes, and no time for waiting for a core")
-    if any(item.kind == "comm" and item.signature.get("call") in ("MPI_Init", "MPI_Init_thread")
-           for item in model.items):
-        notes.append("not priced: starting the job (mpiexec, MPI_Init) and function calls (no probe measures them)")
+    if model.uses_mpi and costs.launch(1) is None:
+        notes.append("not priced: starting the job (mpiexec, MPI_Init): the probe file has no 'launch' curve "
+                     "(written by an older perfeq probe)")
+    notes.append("not priced: function calls (no probe measures them)")
     for fallback in model.fallbacks[:3]:
         notes.append(f"model fallback: {fallback}")
     return notes
+
+
+def _launch(model, costs: ProbeCosts, procs: int) -> list[Priced]:
+    """Starting and ending the job (the launcher, MPI_Init, MPI_Finalize) for a program whose runs
+    initialised MPI, from the probe file's ``launch`` curve: every rank waits for it."""
+    found = costs.launch(procs) if model.uses_mpi else None
+    if found is None:
+        return []
+    seconds, source = found
+    zero = np.zeros(procs)
+    return [Priced("job launch (launcher, MPI_Init/Finalize)", "launch", zero, zero, zero, np.full(procs, seconds),
+                   source=source)]
 
 
 def _price(model, costs: ProbeCosts, counts, evaluate, procs, per_node, overlap, rule, across=False) -> list[Priced]:

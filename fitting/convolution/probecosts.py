@@ -143,6 +143,19 @@ class ProbeCosts:
         name = curve.name + (" (no ping-pong across nodes probed)" if across and inter is None else "")
         return _along(curve.x, self._values(curve), size), name
 
+    def launch(self, procs: int) -> tuple[float, str] | None:
+        """Seconds to start and end an MPI job of ``procs`` processes (the ``launch`` curve: the
+        launcher, MPI_Init, MPI_Finalize), interpolated over the process counts probed; beyond the
+        largest, its time (said in the source); None when the file has no such curve (written
+        before it)."""
+        curve = self.results.curve("launch")
+        if curve is None:
+            return None
+        values = self._values(curve)
+        if procs > curve.x[-1]:
+            return float(values[-1]), f"launch (P={curve.x[-1]:g}, the most probed)"
+        return _along(curve.x, values, procs), f"launch (P={procs})"
+
     def collective(self, call: str, procs: int, size: float) -> tuple[float, str] | None:
         """Seconds per call of collective ``call`` on ``procs`` processes with ``size`` bytes, from its
         curve on exactly that many processes; None when the file has none."""

@@ -35,6 +35,7 @@ def rows(conv: Convolution) -> list[dict[str, Any]]:
 def to_dict(conv: Convolution) -> dict[str, Any]:
     parts = {key: float(np.sum([getattr(i, key)[conv.slowest] for i in conv.items])) if conv.items else 0.0
              for key in ("memory", "compute", "comm")}
+    parts["launch"] = float(sum(i.time[conv.slowest] for i in conv.items if i.kind == "launch"))
     return {"fit_free": True, "program": conv.program, "values": conv.values, "P": conv.procs, "T": conv.threads,
             "processes_per_node": conv.per_node, "overlap": conv.overlap, "cache_rule": conv.rule,
             "slowest_rank": conv.slowest, "seconds": conv.seconds,
@@ -51,8 +52,9 @@ def format_convolution(conv: Convolution) -> str:
              f"  band {conv.band[0]:.4g} .. {conv.band[1]:.4g} s: every probe at its faster / slower quartile "
              "together (the probes' spread; not a confidence interval, and there is none)",
              f"  memory {data['parts']['memory']:.4g} s, compute {data['parts']['compute']:.4g} s, "
-             f"messages {data['parts']['comm']:.4g} s before the overlap rule ({conv.overlap} of memory and "
-             f"compute per block); cache rule: {conv.rule}",
+             f"messages {data['parts']['comm']:.4g} s"
+             + (f", job launch {data['parts']['launch']:.4g} s" if data["parts"]["launch"] else "")
+             + f" before the overlap rule ({conv.overlap} of memory and compute per block); cache rule: {conv.rule}",
              "  levels per process: " + ", ".join(
                  f"{lv.name} {_bytes(lv.bytes)}" for lv in conv.levels if lv.name != "memory") + ", then memory",
              "",

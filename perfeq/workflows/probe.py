@@ -79,7 +79,9 @@ def run_probes(output: Path, *, quick: bool = False, procs: list[int] | None = N
         binaries = build_probes(folder, mpi.mpicc)
         curves: list[Curve] = []
         commands: list[dict] = []
-        with Progress(sum(step.points for step in steps), "probe", say, unit="point") as progress:
+        launches = sorted({1, *procs})
+        total = sum(step.points for step in steps) + len(launches) * settings.reps
+        with Progress(total, "probe", say, unit="point") as progress:
             for step in steps:
                 command = launch_command(binaries[step.program], list(step.args), step.procs, launchers.template(step))
                 begin = time.perf_counter()
@@ -88,6 +90,12 @@ def run_probes(output: Path, *, quick: bool = False, procs: list[int] | None = N
                                  "placement": step.placement, "command": _portable(command, folder),
                                  "seconds": round(time.perf_counter() - begin, 3)})
                 curves += curves_of(points, step.procs, " ".join(command))
+            for count in launches:
+                command = launch_command(binaries["network"], [f"procs={count}"], count, launchers.spread)
+                curves.append(_time_launches(command, count, settings.reps, progress))
+                commands.append({"what": f"launch of {count}", "program": "network", "procs": count,
+                                 "placement": "any", "command": _portable(command, folder),
+                                 "seconds": round(sum(curves[-1].samples[0]), 3)})
     toolchain = {"mpicc": mpi.mpicc, "mpiexec": mpi.mpiexec, "cflags": list(CFLAGS),
                  "compiler": compiler_version(mpi.mpicc),
                  "compile": [_portable(compile_command(mpi.mpicc, source, Path(name), CFLAGS), source.parent)
@@ -124,6 +132,28 @@ def _portable(command: list[str], folder: Path) -> list[str]:
     """The command with the work folder's binaries named by file name alone (the folder is temporary)."""
     prefix = str(folder) + os.sep
     return [word[len(prefix):] if word.startswith(prefix) else word for word in command]
+
+
+def _time_launches(command: list[str], procs: int, reps: int, progress: Progress) -> Curve:
+    """The ``launch`` curve's point on ``procs`` processes: wall seconds of ``reps`` launches of a
+    program that only initialises and finalises MPI (what every MPI run pays before and after its
+    work: the launcher, MPI_Init, MPI_Finalize)."""
+    seconds = []
+    for _ in range(reps):
+        begin = time.perf_counter()
+        try:
+            done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                  env=environment(1), check=False)
+        except OSError as exc:
+            raise RunError(f"cannot start {command[0]}: {exc.strerror or exc}") from None
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted: nothing was written; run perfeq probe again") from None
+        seconds.append(time.perf_counter() - begin)
+        if done.returncode != 0:
+            said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+            raise RunError(f"{' '.join(command)} failed (exit {done.returncode}): {(said or ['no message'])[-1][:300]}")
+        progress.step(f"launch of {procs}")
+    return Curve("launch", procs, (float(procs),), (tuple(seconds),), (1,))
 
 
 def _run_step(command: list[str], step: Step, progress: Progress) -> list[Point]:
@@ -233,6 +263,9 @@ def describe(results: ProbeResults) -> list[str]:
     if "pingpong_latency" in s:
         lines.append(f"ping-pong within a node {s['pingpong_latency'] * 1e6:.2f} us at 0 B, "
                      f"{s.get('pingpong_bandwidth', 0) / 1e9:.2f} GB/s at most")
+    if "launch_first" in s:
+        lines.append(f"starting an MPI job of {s['launch_first_procs']:g} process"
+                     f"{'es' if s['launch_first_procs'] > 1 else ''}: {s['launch_first'] * 1e3:.0f} ms")
     return lines
 
 

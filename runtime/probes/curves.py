@@ -75,6 +75,9 @@ CURVES: dict[str, CurveSpec] = {
     "alltoall": CurveSpec("network", "message_bytes", "s", "one",
                           "MPI_Alltoall, x bytes per pair of processes: seconds per call, the slowest rank's"),
     "barrier": CurveSpec("network", "procs", "s", "one", "MPI_Barrier: seconds per call, the slowest rank's"),
+    "launch": CurveSpec("launch", "procs", "s", "one",
+                        "the launcher starting P processes of a program that initialises and finalises MPI: seconds "
+                        "from the launch to its exit, timed by perfeq"),
 }
 
 

@@ -97,4 +97,7 @@ def summary(results: ProbeResults) -> dict:
         found["pingpong_latency"] = pingpong.median[0]
     if bandwidth:
         found["pingpong_bandwidth"] = max(bandwidth.median)
+    launch = results.curve("launch")
+    if launch:
+        found["launch_first"], found["launch_first_procs"] = launch.median[0], launch.x[0]
     return found

@@ -57,6 +57,7 @@ def probes(tmp_path_factory) -> Path:
     sizes = [0, 64, 4096, 262144, 4194304]
     curves.append(_curve("pingpong_intra", 2, sizes, [1e-6 + s / 5e9 for s in sizes]))
     curves.append(_curve("allreduce", 2, [8, 1024, 65536], [2e-6, 3e-6, 30e-6]))
+    curves.append(_curve("launch", 2, [1, 2], [0.07, 0.1]))
     results = ProbeResults(created="2026-01-01T00:00:00Z",
                            machine={"name": "fake", "model": "", "cores": 2, "cpus": 2, "l1_bytes": L1,
                                     "l2_bytes": L3, "line_bytes": 64, "page_bytes": 4096, "memory_bytes": 8 << 30,
@@ -235,6 +236,26 @@ def test_predict_with_a_probe_file_is_fit_free_and_prints_the_block_table(models
     data = json.loads(capsys.readouterr().out)
     assert status == 0 and data["fit_free"] and data["seconds"] > 0 and data["P"] == 2
     assert {lv["name"] for lv in data["levels"]} == {"L1", "L2", "L3", "memory"}
+
+
+def test_an_mpi_program_pays_the_launch_the_probe_measured(models, probes, tmp_path):
+    """The ``launch`` curve (the launcher, MPI_Init, MPI_Finalize) is one row of the table, at the
+    run's P, for a program whose runs initialised MPI; a probe file without it says so."""
+    triad, _ = models["triad"]
+    costs = ProbeCosts.load(probes)
+    for procs, seconds in ((1, 0.07), (2, 0.1)):
+        result = convolve(triad, costs, {"n": 1000, "reps": 3}, procs)
+        (launch,) = [item for item in result.items if item.kind == "launch"]
+        assert launch.time[0] == pytest.approx(seconds) and launch.source == f"launch (P={procs})"
+        others = sum(float(item.time[result.slowest]) for item in result.items if item.kind != "launch")
+        assert result.seconds == pytest.approx(others + seconds)
+    data = json.loads(probes.read_text())
+    data["curves"] = [c for c in data["curves"] if c["name"] != "launch"]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data))
+    result = convolve(triad, ProbeCosts.load(older), {"n": 1000, "reps": 3}, 2)
+    assert not [item for item in result.items if item.kind == "launch"]
+    assert any("no 'launch' curve" in note for note in result.notes)
 
 
 def test_predict_with_probes_refuses_a_model_without_a_signature(models, probes, tmp_path, capsys):
