@@ -111,8 +111,11 @@ def _included_sources(path: Path, source: SourceText, pre: Preprocessed) -> dict
     """The program's .c files included once, directly by ``path`` with #include "..." (by marker name)."""
     found: dict[str, _Included] = {}
     folder = path.resolve().parent
-    named = {(folder / m.group(2)).resolve(): m.group(2)
-             for m in (_QUOTED_INCLUDE.match(tok.text) for tok in source.tokens if tok.kind == "pp") if m}
+    # every quoted #include line of the text, active or not: which were included is the
+    # preprocessor's word (pre.entries); a branch of nothing but directives (HPGMG-FV's
+    # #ifdef USE_GSRB / #define ... / #include "operators/gsrb.c") has no line in its output, so
+    # the source text cannot tell it active
+    named = {(folder / m.group(2)).resolve(): m.group(2) for m in _QUOTED_INCLUDE.finditer(source.text)}
     for marker in sorted(pre.user_headers):
         target = Path(marker).resolve()
         if not marker.endswith(".c") or pre.entries.get(marker) != 1 or target not in named:

@@ -839,7 +839,7 @@ def test_c_files_the_program_includes_are_instrumented_with_it(tmp_path, capsys)
     (copy,) = (tmp_path / "build").rglob("*-axpy.c")
     assert "PERFEQ_LOOP_ENTER" in copy.read_text()
     labels = {item.label.split()[0] for item in load_model(tmp_path / "m.json").items if item.kind == "loop"}
-    assert {"axpy.c:6", "axpy.c:13", "axpy.c:14", "unity.c:13"} <= labels
+    assert {"axpy.c:6", "axpy.c:13", "axpy.c:14", "relax.c:5", "relax.c:6", "unity.c:21"} <= labels
 
 
 def test_an_omp_for_with_a_bound_from_data_is_fitted_for_the_whole_team(tmp_path, monkeypatch):
