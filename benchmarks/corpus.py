@@ -338,17 +338,19 @@ class Program:
                                     self.ok))
         return {"P": procs, "T": threads, "plain_s": statistics.median(plain), "instrumented_s": statistics.median(inst)}
 
-    def predict(self, machine: Path, values: list[str], procs: int, threads: int) -> dict:
+    def _predicted(self, machine: Path, values: list[str], procs: int, threads: int, step: str) -> dict:
+        """``perfeq predict MODEL --machine MACHINE ... --json``, read."""
         done = self.perfeq_cmd(["predict", str(self.work / "model.json"), "--machine", str(machine), *values,
-                                f"P={procs}", f"T={threads}", "--json"], "predict", threads=threads)
-        result = json.loads(done.out)
+                                f"P={procs}", f"T={threads}", "--json"], step, threads=threads)
+        return json.loads(done.out)
+
+    def predict(self, machine: Path, values: list[str], procs: int, threads: int) -> dict:
+        result = self._predicted(machine, values, procs, threads, "predict")
         return {"predicted_s": result["time_s"], "interval": result["prediction_interval"]}
 
     def convolve(self, probes: Path, values: list[str], procs: int, threads: int) -> dict:
         """The fit-free prediction (perfeq predict --machine PROBES.json: probes and convolution)."""
-        done = self.perfeq_cmd(["predict", str(self.work / "model.json"), "--machine", str(probes), *values,
-                                f"P={procs}", f"T={threads}", "--json"], "predict (probes)", threads=threads)
-        return {"probes_s": json.loads(done.out)["seconds"]}
+        return {"probes_s": self._predicted(probes, values, procs, threads, "predict (probes)")["seconds"]}
 
 
 def loop_share(model: dict) -> dict:

@@ -74,10 +74,7 @@ class LoopMemory:
             return
         if isinstance(lvalue, c_ast.StructRef):
             self.fields.add(lvalue.field.name)
-        try:
-            self.kinds.add(kind(self.typer.lvalue_type(lvalue)))
-        except Exception:  # noqa: BLE001 - a type the small inference cannot read: anything may change
-            self.kinds.add("any")
+        self.kinds.add(kind(self.typer.lvalue_type(lvalue)))  # an unknown type reads as int: "any"
 
     def _escaped(self, expr: c_ast.Node) -> None:
         """``&x`` (or ``&p->f``): through the address the loop may change it."""

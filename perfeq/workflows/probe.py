@@ -150,10 +150,17 @@ def _time_launches(command: list[str], procs: int, reps: int, progress: Progress
             raise Interrupted("interrupted: nothing was written; run perfeq probe again") from None
         seconds.append(time.perf_counter() - begin)
         if done.returncode != 0:
-            said = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-            raise RunError(f"{' '.join(command)} failed (exit {done.returncode}): {(said or ['no message'])[-1][:300]}")
+            raise _failed(" ".join(command), done.returncode, done.stderr)
         progress.step(f"launch of {procs}")
     return Curve("launch", procs, (float(procs),), (tuple(seconds),), (1,))
+
+
+def _failed(where: str, status: int, stderr: str) -> RunError:
+    """A launch that exited with ``status``: its last ``perfeq probe:`` line (the probe's own
+    message, e.g. an srun that started P jobs of one), else its last line of stderr."""
+    said = [line.strip() for line in stderr.splitlines() if line.strip()]
+    ours = [line for line in said if line.startswith("perfeq probe:")]
+    return RunError(f"{where} failed (exit {status}): {(ours or said or ['no message'])[-1][:300]}")
 
 
 def _run_step(command: list[str], step: Step, progress: Progress) -> list[Point]:
@@ -182,10 +189,8 @@ def _run_step(command: list[str], step: Step, progress: Progress) -> list[Point]
             proc.wait()
             raise
         errors.seek(0)
-        said = [line.strip() for line in errors.read().splitlines() if line.strip()]
-    if status != 0:
-        ours = [line for line in said if line.startswith("perfeq probe:")]
-        raise RunError(f"{where} failed (exit {status}): {(ours or said or ['no message'])[-1][:300]}")
+        if status != 0:
+            raise _failed(where, status, errors.read())
     if len(points) != step.points:
         raise RunError(f"{where}: printed {len(points)} points, expected {step.points}; did the launcher start "
                        f"one MPI job of {step.procs} processes?")

@@ -81,12 +81,11 @@ class LoopTrips(CountBase):
         slot = unit.blocks[loop.body_block].slot
         entered = False
         for run, node in self._same_context(ctx):
-            values = [self.values(run, rank) for rank in range(run.nranks)]
-            for rank, subs in enumerate(values):
+            for rank in range(run.nranks):
                 entries = node.counter(rank, loop.entry_slot)
                 if not entries:
                     continue
-                number = _number(count, subs)
+                number = float(count) if count.is_number else _number(count, self.values(run, rank))
                 if number is None or abs(number * entries - node.counter(rank, slot)) > 1e-9 * max(1, entries):
                     return False
                 entered = True
