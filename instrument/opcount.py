@@ -13,16 +13,19 @@ not again in ``total``.  Both operands of ``&&``, ``||`` and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from pycparser import c_ast
 
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain", "addr", "div")
+_SUBSETS = ("chain", "addr", "div")  # kinds counted within another kind (flops, iops), not again in total
 _ACCUMULATE = {"+=", "-=", "*=", "/="}
 _FLOAT_NAMES = {"float", "double", "_Complex"}
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
 _COMPARE = {"<", ">", "<=", ">=", "==", "!=", "&&", "||"}
+_ADDRESS = {"+", "-", "*", "<<"}  # integer arithmetic of a subscript that addressing absorbs
 
 
 @dataclass(frozen=True)
@@ -34,13 +37,15 @@ class OpCount:
     stores: int = 0
     calls: int = 0
     chain: int = 0  # of the flops, those that extend a loop-carried accumulation (not in total)
+    addr: int = 0  # of the iops, those that compute an address (not in total)
+    div: int = 0  # of the flops and iops, the divisions the compiler keeps (not in total)
 
     def __add__(self, other: OpCount) -> OpCount:
         return OpCount(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     @property
     def total(self) -> int:
-        return sum(getattr(self, f.name) for f in fields(self) if f.name != "chain")
+        return sum(getattr(self, f.name) for f in fields(self) if f.name not in _SUBSETS)
 
     def to_dict(self) -> dict[str, int]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -158,6 +163,7 @@ class OpCounter:
         # whether a member access has one value throughout the innermost enclosing loop, so that
         # the compiler reads it once before the loop (collect/invariant.py; None: counted each time)
         self.invariant = invariant
+        self.subscripts = 0  # how many subscripts the expression being counted is inside
 
     def count(self, node: c_ast.Node | None) -> OpCount:
         if node is None:
@@ -185,9 +191,16 @@ class OpCounter:
     def _ID(self, node: c_ast.ID) -> tuple[OpCount, CType]:
         return ZERO, self.scope.lookup(node.name) or INT
 
+    def _subscript(self, node: c_ast.Node) -> OpCount:
+        self.subscripts += 1
+        try:
+            return self._count(node)[0]
+        finally:
+            self.subscripts -= 1
+
     def _ArrayRef(self, node: c_ast.ArrayRef) -> tuple[OpCount, CType]:
         ops_b, base = self._count(node.name)
-        ops_i, _ = self._count(node.subscript)
+        ops_i = self._subscript(node.subscript)
         # a[i][j] on a 2-D array is one load; the inner ArrayRef is address arithmetic.
         typ = base.deref()
         return ops_b + ops_i + OpCount(loads=typ.loads()), typ
@@ -210,7 +223,7 @@ class OpCounter:
         if node.op == "&":
             # &a[i] computes an address: the load the ArrayRef counted (if any) does not happen
             loads = typ.loads() if isinstance(node.expr, (c_ast.ArrayRef, c_ast.UnaryOp)) else 0
-            return ops + OpCount(loads=-loads, iops=loads), typ.addr()
+            return ops + OpCount(loads=-loads, iops=loads, addr=loads), typ.addr()
         if node.op in ("++", "--", "p++", "p--"):
             extra = _arith(typ) + _store(node.expr)
             return ops + extra, typ
@@ -218,7 +231,7 @@ class OpCounter:
             return ops + OpCount(cmp=1), INT
         if node.op == "+":
             return ops, typ
-        return ops + _arith(typ), typ  # - and ~
+        return ops + self._arith(typ, node.op), typ  # - and ~
 
     def _BinaryOp(self, node: c_ast.BinaryOp) -> tuple[OpCount, CType]:
         ops_l, left = self._count(node.left)
@@ -228,17 +241,56 @@ class OpCounter:
             return ops + OpCount(cmp=1), INT
         if left.depth or right.depth:  # pointer arithmetic
             typ = left if left.depth else right
-            return ops + OpCount(iops=1), typ
+            return ops + OpCount(iops=1, addr=1), typ
         typ = DOUBLE if (left.floating or right.floating) else INT
-        return ops + _arith(typ), typ
+        return ops + self._arith(typ, node.op, node.right), typ
+
+    def _arith(self, typ: CType, op: str, divisor: c_ast.Node | None = None) -> OpCount:
+        """One arithmetic operation of ``typ``; an address's part when in a subscript; a division
+        unless the divisor is a constant the compiler turns into a multiplication or a shift (any
+        integer constant; a floating one only when a power of two)."""
+        ops = _arith(typ)
+        if ops.iops and self.subscripts and op in _ADDRESS:
+            return OpCount(iops=1, addr=1)
+        if op in ("/", "%") and not _cheap_divisor(divisor, ops.flops > 0):
+            return ops + OpCount(div=1)
+        return ops
+
+    def initializer(self, name: str | None, typ: CType, value: c_ast.Node) -> OpCount:
+        """The operations of ``value`` assigned to the variable ``name`` of type ``typ``; see ``_fresh``."""
+        ops = self.count(value)
+        return self._fresh(ops, name, typ, value)
+
+    def _fresh(self, ops: OpCount, name: str | None, typ: CType, value: c_ast.Node) -> OpCount:
+        """An integer scalar computed afresh from integer scalars and constants by ``+``, ``-``, ``*``
+        and ``<<`` (``ind = i * (ny + 2) + j``, not ``k = k * 2 + 1``): an index the compiler
+        strength-reduces or folds into the addressing of its uses, so its integer operations are
+        ``addr`` too."""
+        if name is None or typ.floating or typ.depth or not ops.iops or not self._affine(value, name):
+            return ops
+        return ops + OpCount(addr=ops.iops - ops.addr)
+
+    def _affine(self, node: c_ast.Node, name: str) -> bool:
+        if isinstance(node, c_ast.Constant):
+            return "int" in node.type
+        if isinstance(node, c_ast.ID):
+            typ = self.scope.lookup(node.name)
+            return node.name != name and typ is not None and not typ.floating and not typ.depth
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            return self._affine(node.expr, name)
+        if isinstance(node, c_ast.BinaryOp) and node.op in _ADDRESS:
+            return self._affine(node.left, name) and self._affine(node.right, name)
+        return False
 
     def _Assignment(self, node: c_ast.Assignment) -> tuple[OpCount, CType]:
         ops_r, right = self._count(node.rvalue)
+        if node.op == "=" and isinstance(node.lvalue, c_ast.ID):
+            ops_r = self._fresh(ops_r, node.lvalue.name, self.scope.lookup(node.lvalue.name) or INT, node.rvalue)
         target = self._lvalue(node.lvalue)
         ops_l, left = target
         ops = ops_l + ops_r + _store(node.lvalue)
         if node.op != "=":
-            ops = ops + _arith(DOUBLE if (left.floating or right.floating) else left)
+            ops = ops + self._arith(DOUBLE if (left.floating or right.floating) else left, node.op[:-1], node.rvalue)
             if _is_memory(node.lvalue):
                 ops = ops + OpCount(loads=1)
         if self._accumulates(node, left):
@@ -268,8 +320,7 @@ class OpCounter:
         """Operations to compute the address of an lvalue, and its type (no load counted)."""
         if isinstance(node, c_ast.ArrayRef):
             ops_b, base = self._count(node.name)
-            ops_i, _ = self._count(node.subscript)
-            return ops_b + ops_i, base.deref()
+            return ops_b + self._subscript(node.subscript), base.deref()
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             ops, typ = self._count(node.expr)
             return ops, typ.deref()
@@ -293,9 +344,13 @@ class OpCounter:
         return ops, type_of_decl(node.to_type.type, self.typedefs)
 
     def _FuncCall(self, node: c_ast.FuncCall) -> tuple[OpCount, CType]:
-        ops = ZERO
-        for arg in node.args.exprs if node.args else ():
-            ops = ops + self._count(arg)[0]
+        ops, outer = ZERO, self.subscripts
+        self.subscripts = 0  # an argument's arithmetic is a value, even in a subscript (a[f(i + 1)])
+        try:
+            for arg in node.args.exprs if node.args else ():
+                ops = ops + self._count(arg)[0]
+        finally:
+            self.subscripts = outer
         typ = INT
         if isinstance(node.name, c_ast.ID):
             typ = self.scope.lookup(node.name.name) or INT
@@ -320,6 +375,22 @@ class OpCounter:
 
 def _arith(typ: CType) -> OpCount:
     return OpCount(flops=1) if (typ.floating and not typ.depth) else OpCount(iops=1)
+
+
+def _cheap_divisor(node: c_ast.Node | None, floating: bool) -> bool:
+    """A constant divisor the compiler replaces: any integer one (a shift or a multiplication by its
+    inverse), a floating one only when a power of two (an exact reciprocal; others stay divisions
+    without -ffast-math)."""
+    if not isinstance(node, c_ast.Constant) or node.type == "string":
+        return False
+    if not floating:
+        return True
+    try:
+        value = float(node.value.rstrip("fFlL"))
+    except ValueError:
+        return False
+    mantissa = math.frexp(abs(value))[0] if value else 1.0
+    return mantissa == 0.5
 
 
 def _is_memory(node: c_ast.Node) -> bool:

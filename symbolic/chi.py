@@ -34,8 +34,8 @@ from perfeq.instrument.descriptors import (
     RegionDescriptor,
     UnitDescriptors,
 )
+from perfeq.instrument.opcount import OP_KINDS
 
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain")
 CHI_KEYS = ("ops", "par", "l1", "l2", "page", "startup", "bytes")
 # counted when a model is evaluated on a machine: the footprint rule's misses and faults per loop nest
 # (linearize.misses) and the signature's lines from memory per reference (traffic.memory_lines)

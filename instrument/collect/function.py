@@ -29,7 +29,7 @@ from perfeq.instrument.collect.walk import (
     lvalue_path,
     references,
 )
-from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.instrument.opcount import INT, ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
 if TYPE_CHECKING:
@@ -332,7 +332,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         if isinstance(node.type, c_ast.ArrayDecl):
             self.array_declaration(node)
         if node.init is not None:
-            self.add_ops(self.counter().count(node.init), node.init)
+            typ = self.scope.names.get(node.name, INT) if node.name else INT
+            self.add_ops(self.counter().initializer(node.name, typ, node.init), node.init)
             self.expressions(node.init, target=node.name)
             if node.name and isinstance(node.type, c_ast.ArrayDecl) and isinstance(node.init, c_ast.InitList):
                 for index, value in enumerate(node.init.exprs):  # int sizes[2] = {ny + 2, nx + 2}

@@ -116,7 +116,11 @@ class LoopPlanning:
                 evaluable.append((key, text))
                 if names(expr) - self.u.enumerators():
                     recorded.append((key, text, expr))
-        trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and not omp and not flags)
+        # a combined parallel loop in serial code (#pragma omp parallel for) is counted there, once for
+        # all threads (the trace sums the threads' counts): no counter, no slab lookup per iteration
+        combined = (bool(omp) and OMP_PARALLEL.match(omp[-1].string) is not None and not self.parallel
+                    and not (match and int(match.group(1)) > 1))
+        trips = self.loop_trips(node, kind, form, len(evaluable) == 2 and (not omp or combined) and not flags)
         # how predictable its exits are (a loop that runs a few times, differently each time,
         # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under an
         # OpenMP pragma (its condition must stay canonical), not for a constant condition (while (1):

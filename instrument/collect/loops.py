@@ -120,7 +120,10 @@ class LoopStatements(LoopPlanning):
         opens_parallel = plan.worksharing or region_id is not None
         self.parallel += 1 if opens_parallel else 0
         saved_slab = self._slab_active
-        self._declare_slab = self.parallel > 0 and opens_parallel and not saved_slab
+        # a thread's slab is looked up at the top of each iteration of a worksharing loop: not when the
+        # body counts nothing itself (iterations from the bounds, no statement that counts in it)
+        self._declare_slab = (self.parallel > 0 and opens_parallel and not saved_slab
+                              and not (plan.trips is not None and _straight_line(node.stmt)))
         saved_block = self.block
         anchor = saved_block.id if saved_block else None
         if plan.collapse > 1:
@@ -158,3 +161,12 @@ class LoopStatements(LoopPlanning):
         if levels > 1:
             return self._collapsed_body(inner.stmt, levels - 1, depth, anchor)
         return self.sub_statement(close + 1, inner.stmt, "body", depth, anchor)[1]
+
+
+_COUNTING = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.TernaryOp, c_ast.Label,
+             c_ast.Goto, c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Pragma)
+
+
+def _straight_line(node: c_ast.Node) -> bool:
+    """A loop body with no statement or expression that gets a counting hook of its own."""
+    return not isinstance(node, _COUNTING) and all(_straight_line(child) for child in node)

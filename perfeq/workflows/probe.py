@@ -260,7 +260,9 @@ def describe(results: ProbeResults) -> list[str]:
                      f"{s['chase_last'] * 1e9:.0f} ns at {size(s['chase_last_bytes'])}")
     if "flops_chained" in s:
         lines.append(f"additions {s['flops_independent'] * 1e9:.2f} ns independent, {s['flops_chained'] * 1e9:.2f} ns "
-                     f"chained; integer op {s['int_ops'] * 1e9:.2f} ns; random branch +"
+                     f"chained; integer op {s['int_ops'] * 1e9:.2f} ns; "
+                     + (f"division {s['divide'] * 1e9:.2f} ns; " if "divide" in s else "")
+                     + "random branch +"
                      f"{s['branch_difference'] * 1e9:.2f} ns over a predictable one")
     if "noise_rate" in s:
         lines.append(f"noise {s['noise_rate']:.0f} interruptions per second, {s['noise_length'] * 1e6:.1f} us each "

@@ -3,6 +3,7 @@
  *   flops_independent    8 independent accumulators, s_j += x        seconds per addition (throughput)
  *   flops_chained        one accumulator, s += x, each on the last   seconds per addition (latency)
  *   int_ops              4 independent xorshift streams (<<, >>, ^)  seconds per integer operation
+ *   divide               8 independent quotients, q_j /= d           seconds per double division (throughput)
  *   branch_predictable   if (d[i]) on sorted random bytes            seconds per branch
  *   branch_random        if (d[i]) on the same bytes unsorted        seconds per branch (half mispredicted)
  *   noise_rate           fixed work quanta back to back (FWQ): the   interruptions per second
@@ -52,6 +53,22 @@ __attribute__((noinline)) static double flops_chained(long n, double x)
         s += x;
     }
     return s;
+}
+
+__attribute__((noinline)) static double divide(long n, double d)
+{
+    double q0 = 1, q1 = 2, q2 = 3, q3 = 4, q4 = 5, q5 = 6, q6 = 7, q7 = 8;
+    for (long i = 0; i < n; i++) {
+        q0 /= d;
+        q1 /= d;
+        q2 /= d;
+        q3 /= d;
+        q4 /= d;
+        q5 /= d;
+        q6 /= d;
+        q7 /= d;
+    }
+    return ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7));
 }
 
 #define XORSHIFT(v) (v ^= v << 13, v ^= v >> 7, v ^= v << 17)
@@ -144,7 +161,7 @@ static int ascending(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     static const char *names[] = {"flops_independent", "flops_chained", "int_ops", "branch_predictable",
-                                  "branch_random"};
+                                  "branch_random", "divide"};
     MPI_Init(&argc, &argv);
     long n = probe_long(argc, argv, "iterations", 1L << 22), reps = probe_long(argc, argv, "reps", 5);
     long bytes = probe_long(argc, argv, "branch_bytes", 1L << 18);
@@ -158,11 +175,12 @@ int main(int argc, char **argv)
         random_bytes[i] = (unsigned char)(XORSHIFT(state) >> 63);
     memcpy(sorted_bytes, random_bytes, (size_t)bytes);
     qsort(sorted_bytes, (size_t)bytes, 1, ascending);
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         if (!probe_wants(argc, argv, "kernels", names[k]))
             continue;
-        long iterations = k >= 3 ? passes * bytes : n;
-        double operations = k <= 1 ? 8.0 * (double)n : k == 2 ? 24.0 * (double)n : (double)iterations;
+        int branch = k == 3 || k == 4;
+        long iterations = branch ? passes * bytes : n;
+        double operations = branch ? (double)iterations : k == 2 ? 24.0 * (double)n : 8.0 * (double)n;
         for (long r = -1; r < reps; r++) { /* r = -1: warm up (caches, predictor, clock) */
             double start = probe_seconds();
             if (k == 0)
@@ -171,6 +189,8 @@ int main(int argc, char **argv)
                 sink_double = flops_chained(n, one_billionth);
             else if (k == 2)
                 sink_integer = int_ops(n, (uint64_t)sink_integer + 88172645463325252ULL);
+            else if (k == 5)
+                sink_double = divide(n, 1.0 + one_billionth);
             else
                 sink_integer = (uint64_t)branches(k == 3 ? sorted_bytes : random_bytes, (size_t)bytes, passes);
             if (r >= 0)

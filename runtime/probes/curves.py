@@ -48,6 +48,8 @@ CURVES: dict[str, CurveSpec] = {
                                "double additions each on the result of the last: seconds per addition (latency)"),
     "int_ops": CurveSpec("compute", "iterations", "s", "one",
                          "4 independent xorshift streams (shift, xor): seconds per integer operation"),
+    "divide": CurveSpec("compute", "iterations", "s", "one",
+                        "8 independent double divisions per iteration: seconds per division"),
     "branch_predictable": CurveSpec("compute", "iterations", "s", "one",
                                     "if (d[i]) over sorted random bytes: seconds per branch"),
     "branch_random": CurveSpec("compute", "iterations", "s", "one",

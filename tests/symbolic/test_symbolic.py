@@ -375,6 +375,23 @@ def test_chained_flops_of_loop_carried_accumulations(tmp_path):
     assert_same_output_as_plain(source, tmp_path / "chains", tmp_path, 40, 2)
 
 
+def test_address_arithmetic_and_divisions(tmp_path):
+    """Integer operations that compute an address (subscripts, pointer arithmetic, an index set afresh
+    from scalars) are counted as ``addr`` among the iops; divisions the compiler keeps (a variable
+    divisor, a floating constant not a power of two) as ``div``; neither again in ``ops``.  The model
+    of one small run gives the exact counts at 8x on 2 processes; the output is the plain program's."""
+    source = HERE / "c" / "symbolic" / "addressing.c"
+    run = instrumented_program(source, tmp_path)
+    model = build_model([run(2, "small.trace", 64, 2)])
+    n, reps, procs, width = 512, 3, 2, 8
+    # per inner iteration: 6 addr, 3 iops that are not, 3 divisions; the outer loop's test n / w
+    assert list(model.per_rank("addr", {"n": n, "reps": reps}, procs)) == [reps * 6 * n] * procs
+    assert list(model.per_rank("div", {"n": n, "reps": reps}, procs)) == [reps * (3 * n + n // width + 1)] * procs
+    iops = model.per_rank("iops", {"n": n, "reps": reps}, procs)
+    assert all(i >= reps * 9 * n for i in iops)
+    assert_same_output_as_plain(source, tmp_path / "addressing", tmp_path, 40, 2)
+
+
 def test_model_written_before_chained_flops(kernels, tmp_path, capsys):
     """A version-1 model file (no chained flops) still predicts with costs it has counts for; with a
     profile that prices 'chain' it is refused in one line that says to rebuild it, not priced at 0."""

@@ -335,6 +335,16 @@ def test_an_omp_for_inside_a_parallel_region_is_shared_by_the_team(tmp_path, mon
     assert_exact_on_two_threads(REAL / "ompfor.c", tmp_path, monkeypatch)
 
 
+def test_a_combined_parallel_loop_is_counted_once_before_the_construct(tmp_path, monkeypatch):
+    """`omp parallel for` in serial code: iterations from the bounds before the pragma, no counter in
+    a straight-line body (no lookup of the thread's counters per iteration); exact at 8x on 2
+    threads, same output as plain."""
+    assert_exact_on_two_threads(REAL / "parallelfor.c", tmp_path, monkeypatch)
+    text = (tmp_path / "build" / "parallelfor.perfeq.c").read_text()
+    assert text.count("PERFEQ_MT_LOCAL") == 1  # only the body with a loop inside looks its slab up
+    assert text.count("PERFEQ_TRIPS_LT(") == 3  # the three combined loops, in serial code
+
+
 def assert_exact_on_two_threads(source: Path, folder: Path, monkeypatch) -> None:
     """An OpenMP program taking n: same output as plain; a model of traces at n = 100, 200 on 1 and
     2 threads reproduces them and is exact at n = 800 on 2 threads."""

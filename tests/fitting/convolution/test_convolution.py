@@ -30,6 +30,7 @@ READ = (80e9, 40e9, 20e9, 10e9)
 UPDATE = (60e9, 30e9, 16e9, 8e9)
 STRIDE = (40e9, 10e9, 4e9, 1e9)
 SIZES = [4 * KIB * 2**k for k in range(16)]  # 4 KiB .. 128 MiB
+DIVIDE = 1.5e-9  # seconds per division of the fake machine
 
 
 def _level_values(values: tuple[float, ...], sizes: list[int], share: float = 1.0) -> list[float]:
@@ -52,7 +53,7 @@ def probes(tmp_path_factory) -> Path:
         for name, values in (("read", READ), ("update", UPDATE), ("stride", STRIDE)):
             curves.append(_curve(name, procs, SIZES, _level_values(values, SIZES, 1 / procs)))
     for name, seconds in (("flops_independent", 1e-10), ("flops_chained", 8e-10), ("int_ops", 1e-10),
-                          ("branch_difference", 2e-9)):
+                          ("divide", DIVIDE), ("branch_difference", 2e-9)):
         curves.append(_curve(name, 1, [1e6], [seconds]))
     sizes = [0, 64, 4096, 262144, 4194304]
     curves.append(_curve("pingpong_intra", 2, sizes, [1e-6 + s / 5e9 for s in sizes]))
@@ -73,7 +74,8 @@ def models(tmp_path_factory):
     """The three programs' models, each from runs at two sizes on 2 processes, and their folders."""
     found = {}
     for name, small, second in (("triad", (1000, 3), (2000, 3)), ("strided", (40, 2), (60, 2)),
-                                ("indirect", (1000, 2), (2000, 2)), ("rows", (40, 2), (60, 2))):
+                                ("indirect", (1000, 2), (2000, 2)), ("rows", (40, 2), (60, 2)),
+                                ("heat", (20, 2), (30, 2))):
         folder = tmp_path_factory.mktemp(name)
         run = instrumented_program(C_PROGRAMS / "convolution" / f"{name}.c", folder)
         model = build_model([run(2, "a.trace", *small), run(2, "b.trace", *second)])
@@ -219,6 +221,35 @@ def test_messages_are_priced_from_the_collective_curve_on_that_many_processes(mo
     allreduce = next(i for i in result.items if i.kind == "comm" and np.any(i.comm > 0))
     assert allreduce.source.startswith("allreduce (P=2) at 8 B")
     assert float(allreduce.comm[0]) == pytest.approx(2e-6, rel=1e-9)  # one call at the 8-byte median
+
+
+def test_index_arithmetic_is_free_and_divisions_cost_the_divide_probe(models, probes, tmp_path):
+    """heat.c's point: its integer arithmetic all computes indices (``addr``: folded into addressing),
+    two of its three divisions are by variables (``div``), the one by 2.0 is a multiplication.  The
+    block's compute is its additions, its other integer operations and comparisons, and its divisions
+    at the ``divide`` probe; a probe file without that curve leaves them out and says so."""
+    heat, _ = models["heat"]
+    (item,) = [i for i in heat.items if i.kind == "block" and i.function == "evolve" and i.signature.get("refs")]
+    n, steps = 1000, 3
+    count = {k: _at(item.counts[k], n=n, steps=steps, P=1) for k in ("flops", "chain", "iops", "addr", "div", "cmp")}
+    points = n * n * steps
+    assert count["iops"] == count["addr"] == 13 * points and count["div"] == 2 * points and count["chain"] == 0
+    (header,) = [i for i in heat.items if i.kind == "loop" and i.signature.get("body") == item.id]
+    loop = {k: _at(header.counts.get(k, 0), n=n, steps=steps, P=1) for k in ("flops", "iops", "addr", "cmp")}
+    result = convolve(heat, ProbeCosts.load(probes), {"n": n, "steps": steps}, 1)
+    block = next(i for i in result.items if f"heat.c:{item.line} " in i.label)  # priced with its loop header
+    by_hand = ((count["flops"] + loop["flops"]) * 1e-10
+               + (count["iops"] - count["addr"] + count["cmp"] + loop["iops"] - loop["addr"] + loop["cmp"]) * 1e-10
+               + count["div"] * DIVIDE)
+    assert float(block.compute[0]) == pytest.approx(by_hand, rel=1e-9)
+    data = json.loads(probes.read_text())
+    data["curves"] = [c for c in data["curves"] if c["name"] != "divide"]
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps(data))
+    result = convolve(heat, ProbeCosts.load(older), {"n": n, "steps": steps}, 1)
+    block = next(i for i in result.items if f"heat.c:{item.line} " in i.label)
+    assert float(block.compute[0]) == pytest.approx(by_hand - count["div"] * DIVIDE, rel=1e-9)
+    assert any("no 'divide' curve" in note for note in result.notes)
 
 
 # ---- the command line ---------------------------------------------------------------------------

@@ -24,11 +24,11 @@ int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
     int i, j;
     long sum = 0, diag = 0, count = 0, each = 0, evens = 0;
-{ PERFEQ_REGION(1); PERFEQ_LOOP_ENTER(0);
+{ PERFEQ_REGION(1); PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(2, (0), (N), 1);
 #line 13 "omp.c"
 #pragma omp parallel for private(j)
     for (i = 0; i < N; i++)
-        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(2); { PERFEQ_BLOCK_L(3); PERFEQ_TRIPS_LT_L(4, (0), (N), 1); for (j = 0; j < N; j++)
+        {  PERFEQ_MT_LOCAL { PERFEQ_BLOCK_L(3); PERFEQ_TRIPS_LT_L(4, (0), (N), 1); for (j = 0; j < N; j++)
             { a[i][j] = i + j; } } } } PERFEQ_BLOCK(5); 
 { PERFEQ_REGION(7); PERFEQ_LOOP_ENTER(6);
 #line 17 "omp.c"
@@ -53,11 +53,11 @@ int main(void)
 #pragma omp atomic
         count++;
     } } PERFEQ_BLOCK(34); 
-{ PERFEQ_REGION(36); PERFEQ_LOOP_ENTER(35);
+{ PERFEQ_REGION(36); PERFEQ_LOOP_ENTER(35); PERFEQ_TRIPS_LT(37, (0), (N), 1);
 #line 34 "omp.c"
 #pragma omp parallel for reduction(+ : count)
     for (i = 0; i < N; i++)
-        {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(37); count += PERFEQ_COND_L(38, (i > N / 2)) ? 1 : 0; } } PERFEQ_BLOCK(40); 
+        {  PERFEQ_MT_LOCAL count += PERFEQ_COND_L(38, (i > N / 2)) ? 1 : 0; } } PERFEQ_BLOCK(40); 
 { PERFEQ_REGION(41);
 #line 37 "omp.c"
 #pragma omp parallel reduction(+ : each)
