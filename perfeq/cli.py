@@ -9,6 +9,7 @@ handler takes the parsed arguments and returns the exit status.  Errors are caug
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
@@ -16,35 +17,35 @@ from collections.abc import Sequence
 
 from perfeq import __version__
 from perfeq.errors import PerfeqError
-from perfeq.fitting.analysis import commands as analysis
-from perfeq.fitting.ranking import commands as ranking
-from perfeq.fitting.regression import commands as regression
-from perfeq.fitting.scaling import commands as scaling
-from perfeq.fitting.variability import commands as variability
-from perfeq.instrument import commands as instrument
-from perfeq.runtime import commands as runtime
-from perfeq.symbolic import commands as symbolic
-from perfeq.workflows import commands as workflows
 
 # The modules that register subcommands, in the order of the pipeline.
-COMMAND_MODULES = (instrument, runtime, symbolic, regression, workflows, analysis, ranking, scaling, variability)
+COMMAND_MODULES = ("perfeq.instrument.commands", "perfeq.runtime.commands", "perfeq.symbolic.commands",
+                   "perfeq.fitting.regression.commands", "perfeq.workflows.commands",
+                   "perfeq.fitting.analysis.commands", "perfeq.fitting.ranking.commands",
+                   "perfeq.fitting.scaling.commands", "perfeq.fitting.variability.commands")
+# The commands a build or a job launches many times (a compiler wrapper under make -j, the launcher
+# of every run), by the light module that registers them: their parser leaves the others (sympy,
+# statsmodels: two seconds to import) unimported.
+LIGHT_COMMANDS = {"instrument": "perfeq.instrument.commands", "cc": "perfeq.instrument.commands",
+                  "run": "perfeq.runtime.commands"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="perfeq",
         description="Predict the run time of C/MPI/OpenMP programs from one small instrumented run.",
     )
     parser.add_argument("--version", action="version", version=f"perfeq {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        module.register(subparsers)
+    for name in modules:
+        importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    light = LIGHT_COMMANDS.get(argv[0]) if argv else None
+    parser = build_parser((light,) if light else COMMAND_MODULES)
     # `perfeq instrument prog.c -o out.c -- -Iinc`: what follows -- are the preprocessor flags,
     # wherever the options stand (argparse alone wants them before the positional arguments).
     tail: list[str] = []

@@ -508,11 +508,17 @@ def _confounded(parameters: dict[str, dict], runs: list[RunObservation]) -> list
 
 
 def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
-    """The runs with the one whose call tree has the most contexts first (the given order among
-    equals): the model is built on that run's contexts, so code that only runs on more processes
-    (a halo exchange's packing functions, absent from a one-process trace) is in the model."""
-    sizes = [sum(1 for _ in run.contexts()) for run in runs]
-    best = max(range(len(runs)), key=lambda i: (sizes[i], -i))
+    """The runs with the one whose call tree has the most contexts first, among equals the one that
+    ran the most of its blocks and call sites, then the most processes (then the given order): the
+    model is built on that run's contexts, and an item it never ran is not in the model, so code
+    that only runs on more processes (a halo exchange's packing functions, absent from a
+    one-process trace; a send that a one-process run always handled locally) is in it."""
+    def ran(run: RunObservation) -> int:
+        return sum(1 for ctx in run.contexts() for slot in {s for by_slot in ctx.counters.values() for s in by_slot}
+                   if ctx.summed(slot))
+
+    keys = [(sum(1 for _ in run.contexts()), ran(run), run.nranks) for run in runs]
+    best = max(range(len(runs)), key=lambda i: (*keys[i], -i))
     return [runs[best], *runs[:best], *runs[best + 1:]]
 
 
