@@ -131,6 +131,9 @@ class Resolver:
         symbol = self._parameter(name)
         if symbol is not None:  # (a parameter recorded where a parsing helper set it comes first)
             return symbol
+        symbol = self._passed_parameter(name)
+        if symbol is not None:
+            return symbol
         value = self._out_argument(name)
         if value is not None:
             return value
@@ -175,6 +178,30 @@ class Resolver:
             ):
                 return parameter_symbol(p)
         return None
+
+    def _passed_parameter(self, name: str) -> sp.Expr | None:
+        """A field of a local struct or pointer this function passes to a parsing helper before this
+        point, where the helper's parameter is a parameter candidate (``read_CLI(argc, argv, I)``
+        setting ``input->segments``: ``I.segments`` here is the candidate ``input.segments``);
+        None when no call passes it so, or different helpers' candidates disagree."""
+        root = path_root(name)
+        if root == name or root not in self.fdesc.locals:
+            return None
+        found = set()
+        for call in self.unit.data.calls:
+            if call.function != self.function or call.line > self.line:
+                continue
+            positions = [i for i, a in enumerate(call.args) if a.replace(" ", "").lstrip("&") == root]
+            for unit in self.unit.peers:
+                for index, function in enumerate(unit.functions):
+                    if function.name != call.callee:
+                        continue
+                    for position in positions:
+                        if position < len(function.params):
+                            variable = function.params[position] + name[len(root):]
+                            found |= {parameter_symbol(p) for p in unit.params
+                                      if p.variable == variable and p.function == index}
+        return found.pop() if len(found) == 1 else None
 
     def _out_argument(self, name: str) -> sp.Expr | None:
         """A local (not a parameter candidate) the function gives its value by passing its address to a call, before this point

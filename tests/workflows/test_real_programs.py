@@ -345,6 +345,33 @@ def test_a_combined_parallel_loop_is_counted_once_before_the_construct(tmp_path,
     assert text.count("PERFEQ_TRIPS_LT(") == 3  # the three combined loops, in serial code
 
 
+def test_an_options_struct_reached_through_another_pointer_name(tmp_path):
+    """input->segments set by a parsing helper, the loop bounded by the caller's I->segments: the
+    bound is the parameter (it was 'not symbolic' and fitted), exact at 8x."""
+    instrumented, plain = build(REAL / "structptr.c", tmp_path)
+    same_output(instrumented, plain, "-s", 800)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", "-s", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"input_segments"}
+    assert not [f for f in data["fallbacks"] if "structptr.c:24" in f]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", "-s", 800), {"input_segments": 800})
+
+
+def test_a_send_a_one_process_run_handles_locally_is_in_the_model(tmp_path):
+    """The one-process traces first: the model is built on a two-process run's contexts (the one
+    that ran the send), so messages and bytes at 8x on 2 processes are exact (they were -100 %)."""
+    run = mpi_program(tmp_path, REAL / "selfsend.c")
+    small = [run(procs, n, f"{n}-{procs}.trace") for procs in (1, 2) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    big = from_trace(run(2, 800, "big.trace"))
+    measured = measured_counts(big)["total"]
+    predicted = model.counts({"n": 800}, big.nranks, big.threads)["total"]
+    for key in ("startup", "bytes", "sent"):
+        assert measured[key] > 0 and predicted[key] == pytest.approx(measured[key], rel=1e-9), key
+
+
 def assert_exact_on_two_threads(source: Path, folder: Path, monkeypatch) -> None:
     """An OpenMP program taking n: same output as plain; a model of traces at n = 100, 200 on 1 and
     2 threads reproduces them and is exact at n = 800 on 2 threads."""
