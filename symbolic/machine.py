@@ -87,6 +87,23 @@ def cache_levels() -> dict[int, int]:
     return _sysfs_caches()[0]
 
 
+def cache_ways() -> dict[int, int]:
+    """This machine's data caches' associativity from sysfs, level -> ways (empty where sysfs does
+    not say; a fully associative cache reports 0 and is left out)."""
+    ways: dict[int, int] = {}
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(base.glob("index*")) if base.exists() else []:
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            count = int((index / "ways_of_associativity").read_text())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified") and count > 0:
+            ways[level] = count
+    return ways
+
+
 def _sysfs_caches() -> tuple[dict[int, int], int, dict[int, int]]:
     """Data caches from sysfs (level -> bytes), the line size (64 where sysfs does not say) and how
     many CPUs share each level."""

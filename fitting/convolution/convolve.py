@@ -21,6 +21,7 @@ faster and at the one that makes it slower is the band (not a statistical interv
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -281,6 +282,9 @@ def _memory_time(item, row, share, evaluate, levels, unit_time, rule):
         else:
             working_set, reason = np.full(zero.shape, np.inf), "no reuse known"
         stride = evaluate(ref.stride) if ref.stride is not None else np.full(zero.shape, np.nan)
+        if ref.pattern == "strided" and not any(s.name.startswith("row_") for s in ref.stride.free_symbols):
+            working_set, conflicts = _conflicts(levels, working_set, stride * ref.element, unit_time.line)
+            reason = f"{reason}; {conflicts}" if conflicts else reason
         per_access, per_moved = unit_time.access(ref.pattern, ref.mode, ref.element, stride, working_set)
         accesses = executions * share
         seconds += accesses * per_access
@@ -301,6 +305,36 @@ def _memory_time(item, row, share, evaluate, levels, unit_time, rule):
     seconds += other_loads * load_time + other_stores * store_time
     moved += (other_loads + 2 * other_stores) * WORD
     return seconds, moved, described
+
+
+def _conflicts(levels: list[CacheLevel], working_set: np.ndarray, stride_bytes: np.ndarray, line: float
+               ) -> tuple[np.ndarray, str]:
+    """The working set at which a strided reference is served, with the sets its stride can use.
+
+    Lines ``stride / line`` apart map to every gcd(sets, stride / line)-th set of a cache (a column
+    walk of a 512-double row-major matrix: one set of a 64-set L1 in 64): the stream keeps that
+    fraction of the level, so it is served by the first level whose capacity holds its working set
+    times that factor.  Where that is a higher level than capacity alone says, the working set is
+    moved to the middle (geometric) of that level on the probe curves.  Levels without a known
+    associativity (a probe file written before it) conflict with nothing.  Returns the working sets
+    and a note (empty when no conflict moved any)."""
+    out = np.array(working_set, dtype=float, copy=True)
+    cached = [level for level in levels if math.isfinite(level.bytes)]
+    moved = ""
+    for index, (ws, stride) in enumerate(zip(out, np.broadcast_to(stride_bytes, out.shape), strict=True)):
+        if not (math.isfinite(ws) and math.isfinite(stride)) or stride < line or stride % line:
+            continue
+        step = int(abs(stride) // line)
+        by_capacity = next((i for i, level in enumerate(cached) if ws <= level.bytes), len(cached))
+        served = next((i for i, level in enumerate(cached) if ws * level.conflict(step) <= level.bytes), len(cached))
+        if served <= by_capacity:
+            continue
+        low = cached[served - 1].bytes
+        out[index] = math.sqrt(low * cached[served].bytes) if served < len(cached) else 4 * low
+        if not moved:
+            skipped = ", ".join(f"{level.name} 1/{level.conflict(step)}" for level in cached[by_capacity:served])
+            moved = f"stride {stride:.0f} B keeps {skipped} of the sets"
+    return out, moved
 
 
 def _level(levels: list[CacheLevel], working_set: float) -> str:

@@ -41,6 +41,14 @@ WORD = 8  # bytes per access the read and stride probes count
 class CacheLevel:
     name: str  # L1, L2, L3, memory
     bytes: float  # capacity available to one process (a shared last level divided by the node's processes)
+    sets: int = 0  # sets of the whole cache (0: associativity not known, or memory)
+    ways: int = 0
+
+    def conflict(self, step_lines: int) -> int:
+        """How many times fewer sets than the cache has a stream of addresses ``step_lines`` lines
+        apart maps to (its lines go to sets s, s + step, ... mod sets): gcd(sets, step), 1 for an odd
+        step or an unknown associativity.  Such a stream can keep 1/conflict of the cache."""
+        return math.gcd(self.sets, step_lines) if self.sets and step_lines > 0 else 1
 
 
 def is_probe_file(path) -> bool:
@@ -109,12 +117,19 @@ class ProbeCosts:
         machine = self.machine
         l1, last = float(machine.get("l1_bytes", 32 << 10)), float(machine.get("l2_bytes", 8 << 20))
         caches = {int(k): float(v) for k, v in (machine.get("caches") or {}).items()}
-        found = [CacheLevel("L1", l1)]
+        ways = {int(k): int(v) for k, v in (machine.get("ways") or {}).items()}  # (absent before session 23)
+        line = float(machine.get("line_bytes", 64))
+
+        def sets(level: int, size: float) -> int:
+            return int(size // (ways[level] * line)) if ways.get(level) else 0
+
+        found = [CacheLevel("L1", l1, sets(1, l1), ways.get(1, 0))]
         for level in sorted(caches):
             if 1 < level and caches[level] < last:
-                found.append(CacheLevel(f"L{level}", caches[level]))
+                found.append(CacheLevel(f"L{level}", caches[level], sets(level, caches[level]), ways.get(level, 0)))
         name = f"L{max(caches)}" if caches and max(caches) > 1 else "LLC"  # (a file without machine.caches)
-        found.append(CacheLevel(name, last / max(procs_on_node, 1)))
+        top = max(caches) if caches else 0
+        found.append(CacheLevel(name, last / max(procs_on_node, 1), sets(top, last), ways.get(top, 0)))
         found.append(CacheLevel("memory", math.inf))
         return found
 

@@ -59,7 +59,7 @@ def run_probes(output: Path, *, quick: bool = False, procs: list[int] | None = N
     and the plot files.  ``cores``: how many processes run the memory probe at once at most (default
     this node's physical cores); ``procs``: the collectives' process counts (default 2, 4, ... cores)."""
     from perfeq.fitting.analysis.probe_plots import plot_probes
-    from perfeq.symbolic.machine import Machine, cache_levels
+    from perfeq.symbolic.machine import Machine, cache_levels, cache_ways
 
     say = say or (lambda text: print(text, file=sys.stderr, flush=True))
     settings = QUICK if quick else FULL
@@ -106,7 +106,8 @@ def run_probes(output: Path, *, quick: bool = False, procs: list[int] | None = N
         machine={"name": machine.name, "model": cpus["model"], "cores": cores, "cpus": cpus["cpus"],
                  "l1_bytes": machine.l1_bytes, "l2_bytes": machine.l2_bytes, "line_bytes": machine.line_bytes,
                  "page_bytes": machine.page_bytes, "memory_bytes": machine.memory_bytes,
-                 "caches": {str(level): size for level, size in cache_levels().items()}},
+                 "caches": {str(level): size for level, size in cache_levels().items()},
+                 "ways": {str(level): ways for level, ways in cache_ways().items()}},
         toolchain=toolchain, settings={**settings.to_json(), "procs": procs, "perfeq": __version__,
                                        "seconds": round(time.perf_counter() - started, 1)},
         commands=tuple(commands), curves=tuple(merge_over_procs(curves)), notes=tuple(notes))

@@ -91,6 +91,7 @@ def test_the_compute_probe_sees_latency_and_mispredictions(probed):
     assert random > 1.5 * predictable  # measured here 3.9 against 0.8 ns
     assert results.curve("int_ops").median[0] > 0
     assert results.curve("divide").median[0] > 0
+    assert isinstance(results.machine["ways"], dict)  # associativity per level, from sysfs where it says
 
 
 def test_the_noise_probe_measures_interruptions_and_their_spread(probed):

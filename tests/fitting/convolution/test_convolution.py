@@ -168,6 +168,25 @@ def test_the_column_walk_and_the_stencil_rows_change_level_with_n(models, probes
     assert rows["m['((i - 1) * n) + j']read"]["level"] == "L2"  # two rows (128 KB) behind
 
 
+def test_a_power_of_two_stride_keeps_a_fraction_of_the_sets(models, probes, tmp_path):
+    """A column walk of a 256-double row-major matrix: its lines are 32 lines apart, so they map to
+    one set in 32 of the fake 8-way L1 (64 sets) and L2 (2048 sets): the column's 16 KiB fit the
+    L1 by capacity but not by its sets, and are served by the L2.  A 260-double row (not a multiple
+    of a line apart) and a probe file without associativity stay in the L1."""
+    strided, _ = models["strided"]
+    data = json.loads(probes.read_text())
+    data["machine"]["ways"] = {"1": 8, "2": 8, "3": 16}
+    ways = tmp_path / "ways.json"
+    ways.write_text(json.dumps(data))
+    levels = {(file.name, n): [r["level"] for r in _priced(convolve(strided, ProbeCosts.load(file), {"n": n, "reps": 1}, 1),
+                                                          "column_sums", 14).values()]
+              for file in (probes, ways) for n in (256, 260)}
+    assert levels == {(probes.name, 256): ["L1"], (probes.name, 260): ["L1"], (ways.name, 256): ["L2"],
+                      (ways.name, 260): ["L1"]}
+    reuse = _priced(convolve(strided, ProbeCosts.load(ways), {"n": 256, "reps": 1}, 1), "column_sums", 14)
+    assert "stride 2048 B keeps L1 1/32 of the sets" in next(iter(reuse.values()))["reuse"]
+
+
 def test_rows_of_unknown_length_are_far_apart_and_priced(models, probes):
     """A column walk of a ``double **`` matrix: its stride is the length of a row the model does not
     know (a ``row_`` symbol alone, which the evaluator once turned into a Python int and crashed
