@@ -225,8 +225,8 @@ class OpCounter:
             loads = typ.loads() if isinstance(node.expr, (c_ast.ArrayRef, c_ast.UnaryOp)) else 0
             return ops + OpCount(loads=-loads, iops=loads, addr=loads), typ.addr()
         if node.op in ("++", "--", "p++", "p--"):
-            extra = _arith(typ) + _store(node.expr)
-            return ops + extra, typ
+            step = OpCount(iops=1, addr=1) if typ.depth else _arith(typ)  # a pointer's step: an address
+            return ops + step + _store(node.expr), typ
         if node.op == "!":
             return ops + OpCount(cmp=1), INT
         if node.op == "+":
@@ -289,7 +289,9 @@ class OpCounter:
         target = self._lvalue(node.lvalue)
         ops_l, left = target
         ops = ops_l + ops_r + _store(node.lvalue)
-        if node.op != "=":
+        if node.op != "=" and left.depth:  # p += n: pointer arithmetic
+            ops = ops + OpCount(iops=1, addr=1)
+        elif node.op != "=":
             ops = ops + self._arith(DOUBLE if (left.floating or right.floating) else left, node.op[:-1], node.rvalue)
             if _is_memory(node.lvalue):
                 ops = ops + OpCount(loads=1)
@@ -381,12 +383,15 @@ def _cheap_divisor(node: c_ast.Node | None, floating: bool) -> bool:
     """A constant divisor the compiler replaces: any integer one (a shift or a multiplication by its
     inverse), a floating one only when a power of two (an exact reciprocal; others stay divisions
     without -ffast-math)."""
-    if not isinstance(node, c_ast.Constant) or node.type == "string":
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        node = node.expr  # x / -2.0
+    if not isinstance(node, c_ast.Constant) or node.type in ("string", "char"):
         return False
     if not floating:
         return True
+    text = node.value.rstrip("fFlLuU")
     try:
-        value = float(node.value.rstrip("fFlL"))
+        value = float(int(text, 0)) if text[:2].lower() in ("0x", "0b") or text.isdigit() else float(text)
     except ValueError:
         return False
     mantissa = math.frexp(abs(value))[0] if value else 1.0

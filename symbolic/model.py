@@ -513,9 +513,14 @@ def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
     model is built on that run's contexts, and an item it never ran is not in the model, so code
     that only runs on more processes (a halo exchange's packing functions, absent from a
     one-process trace; a send that a one-process run always handled locally) is in it."""
-    def ran(run: RunObservation) -> int:
-        return sum(1 for ctx in run.contexts() for slot in {s for by_slot in ctx.counters.values() for s in by_slot}
-                   if ctx.summed(slot))
+    def ran(run: RunObservation) -> int:  # blocks executed and MPI call sites reached, over the contexts
+        count = 0
+        for ctx in run.contexts():
+            unit = run.units.get(ctx.unit)
+            slots = {b.slot for b in unit.blocks if b.function == ctx.function and b.slot is not None} if unit else ()
+            count += sum(1 for slot in slots if ctx.summed(slot))
+            count += len({site for by_site in ctx.mpi.values() for site in by_site})
+        return count
 
     keys = [(sum(1 for _ in run.contexts()), ran(run), run.nranks) for run in runs]
     best = max(range(len(runs)), key=lambda i: (*keys[i], -i))

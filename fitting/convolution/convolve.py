@@ -322,9 +322,10 @@ def _conflicts(levels: list[CacheLevel], working_set: np.ndarray, stride_bytes: 
     cached = [level for level in levels if math.isfinite(level.bytes)]
     moved = ""
     for index, (ws, stride) in enumerate(zip(out, np.broadcast_to(stride_bytes, out.shape), strict=True)):
+        stride = abs(stride)  # a walk backwards maps to the same sets
         if not (math.isfinite(ws) and math.isfinite(stride)) or stride < line or stride % line:
             continue
-        step = int(abs(stride) // line)
+        step = int(stride // line)
         by_capacity = next((i for i, level in enumerate(cached) if ws <= level.bytes), len(cached))
         served = next((i for i, level in enumerate(cached) if ws * level.conflict(step) <= level.bytes), len(cached))
         if served <= by_capacity:

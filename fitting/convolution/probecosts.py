@@ -43,12 +43,18 @@ class CacheLevel:
     bytes: float  # capacity available to one process (a shared last level divided by the node's processes)
     sets: int = 0  # sets of the whole cache (0: associativity not known, or memory)
     ways: int = 0
+    page_lines: int = 0  # lines per page: the set bits a program's addresses fix (0: all of them)
 
     def conflict(self, step_lines: int) -> int:
         """How many times fewer sets than the cache has a stream of addresses ``step_lines`` lines
         apart maps to (its lines go to sets s, s + step, ... mod sets): gcd(sets, step), 1 for an odd
-        step or an unknown associativity.  Such a stream can keep 1/conflict of the cache."""
-        return math.gcd(self.sets, step_lines) if self.sets and step_lines > 0 else 1
+        step or an unknown associativity.  Such a stream can keep 1/conflict of the cache.  A cache
+        with more sets than a page has lines is indexed by physical addresses beyond the page, which
+        scatter over the sets: only the page's lines are fixed, gcd(page lines, step) at most."""
+        if not self.sets or step_lines <= 0:
+            return 1
+        fixed = min(self.sets, self.page_lines) if self.page_lines else self.sets
+        return math.gcd(fixed, step_lines)
 
 
 def is_probe_file(path) -> bool:
@@ -120,16 +126,18 @@ class ProbeCosts:
         ways = {int(k): int(v) for k, v in (machine.get("ways") or {}).items()}  # (absent before session 23)
         line = float(machine.get("line_bytes", 64))
 
+        page = int(float(machine.get("page_bytes", 4096)) // line)
+
         def sets(level: int, size: float) -> int:
             return int(size // (ways[level] * line)) if ways.get(level) else 0
 
-        found = [CacheLevel("L1", l1, sets(1, l1), ways.get(1, 0))]
+        found = [CacheLevel("L1", l1, sets(1, l1), ways.get(1, 0), page)]
         for level in sorted(caches):
             if 1 < level and caches[level] < last:
-                found.append(CacheLevel(f"L{level}", caches[level], sets(level, caches[level]), ways.get(level, 0)))
+                found.append(CacheLevel(f"L{level}", caches[level], sets(level, caches[level]), ways.get(level, 0), page))
         name = f"L{max(caches)}" if caches and max(caches) > 1 else "LLC"  # (a file without machine.caches)
         top = max(caches) if caches else 0
-        found.append(CacheLevel(name, last / max(procs_on_node, 1), sets(top, last), ways.get(top, 0)))
+        found.append(CacheLevel(name, last / max(procs_on_node, 1), sets(top, last), ways.get(top, 0), page))
         found.append(CacheLevel("memory", math.inf))
         return found
 

@@ -384,8 +384,10 @@ def test_address_arithmetic_and_divisions(tmp_path):
     run = instrumented_program(source, tmp_path)
     model = build_model([run(2, "small.trace", 64, 2)])
     n, reps, procs, width = 512, 3, 2, 8
-    # per inner iteration: 6 addr, 3 iops that are not, 3 divisions; the outer loop's test n / w
-    assert list(model.per_rank("addr", {"n": n, "reps": reps}, procs)) == [reps * 6 * n] * procs
+    # per inner iteration: 6 addr, 3 iops that are not, 3 divisions; the outer loop's test n / w;
+    # the pointer walk: its step and its test's x + n
+    walk = n // width + (n // width + 1)
+    assert list(model.per_rank("addr", {"n": n, "reps": reps}, procs)) == [reps * (6 * n + walk)] * procs
     assert list(model.per_rank("div", {"n": n, "reps": reps}, procs)) == [reps * (3 * n + n // width + 1)] * procs
     iops = model.per_rank("iops", {"n": n, "reps": reps}, procs)
     assert all(i >= reps * 9 * n for i in iops)

@@ -28,6 +28,14 @@ static double sweep(const double *x, double *z, int n, int w, double h, long *co
     return acc;
 }
 
+static double walk(const double *x, int n, int w)
+{
+    double s = 0.0;
+    for (const double *p = x; p < x + n; p += w)  /* addr 1 per test, addr 1 per step */
+        s += *p / -2.0 + *p / 8u;                 /* mul 2 */
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     int rank, n = argc > 1 ? atoi(argv[1]) : 64, reps = argc > 2 ? atoi(argv[2]) : 1;
@@ -41,7 +49,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         x[i] = (i % 17) + rank;
     for (int r = 0; r < reps; r++)
-        sum += sweep(x, z, n, 8, 0.75 + r, &count);
+        sum += sweep(x, z, n, 8, 0.75 + r, &count) + walk(x, n, 8);
     MPI_Allreduce(&sum, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
         printf("total %.6e count %ld\n", total, count);
