@@ -174,7 +174,7 @@ class ArrayShape:
     function: int | None  # None: a global
     name: str | None
     line: int
-    kind: str  # fixed, vla, malloc, calloc, realloc
+    kind: str  # fixed, vla, param (an array parameter's extents), malloc, calloc, realloc, call
     ndims: int
     extents: list[str]  # per dimension (fixed/vla) or the byte count expression (malloc...)
     element: str | None  # element type text

@@ -98,8 +98,8 @@ def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tupl
     if depth > 10:
         return None
     for shape in unit.data.shapes:
-        if shape.name != name or shape.function not in (fn, None):
-            continue
+        if shape.name != name or shape.function not in (fn, None) or shape.kind == "param":
+            continue  # (a parameter's array is the caller's: followed through the call below)
         root = (unit.data.source, shape.id)
         if shape.kind == "call":
             size = _returned_bytes(counter, unit, fn, shape)

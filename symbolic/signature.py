@@ -126,7 +126,7 @@ class ContextSignature:
         if len(subscripts) == 1:
             return subscripts[0]
         extents: list[sp.Expr] = []
-        if shape is not None and shape.kind in ("fixed", "vla") and shape.ndims == len(subscripts):
+        if shape is not None and shape.kind in ("fixed", "vla", "param") and shape.ndims == len(subscripts):
             try:
                 extents = [to_sympy(text, resolver) for text in shape.extents[1:]]
             except Unresolved:

@@ -258,6 +258,25 @@ class CallSites:
             ndims=1, extents=[name, *args], element=None, value_slot=None, loop=self.loop,
         ))
 
+    def parameter_shapes(self, funcdef: c_ast.FuncDef) -> None:
+        """The extents of the function's array parameters (``double a[N][M]``, ``double a[n][m]``,
+        PolyBench's ``POLYBENCH_2D(A, N, N, n, n)``): the rows of the caller's array the body walks
+        (kind ``param``; the first extent may be empty)."""
+        decl_type = funcdef.decl.type
+        if not isinstance(decl_type, c_ast.FuncDecl) or not decl_type.args:
+            return
+        for param in decl_type.args.params:
+            if not (isinstance(param, c_ast.Decl) and param.name and isinstance(param.type, c_ast.ArrayDecl)):
+                continue
+            extents = self.u.array_extents(param)
+            if len(extents) < 2:
+                continue
+            self.u.unit.shapes.append(d.ArrayShape(
+                id=len(self.u.unit.shapes), function=self.index, name=param.name, line=param.coord.line,
+                kind="param", ndims=len(extents), extents=extents, element=element_text(param.type),
+                value_slot=None, loop=None,
+            ))
+
     def array_declaration(self, node: c_ast.Decl) -> None:
         """An array declared in the function: fixed, or variable-length (its size recorded after it)."""
         extents = self.u.array_extents(node)

@@ -175,6 +175,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         for name, typ in formal_parameters(fd):
             self.params.append(name)
             self.scope.names[name] = type_of_decl(typ, self.u.typedefs)
+        self.parameter_shapes(fd)
         if self.name in self.u.inlined:
             # straight-line code: its operations are added to every caller's block, no hooks; its
             # assignments (no block: each runs once per call) tell what it sets through pointers

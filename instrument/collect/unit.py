@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import bisect
 import operator
 import re
 from contextlib import contextmanager
@@ -276,8 +277,12 @@ class UnitCollector:
         return {name: value for name, value in sorted(values.items()) if name in used}
 
     def array_extents(self, decl: c_ast.Decl) -> list[str]:
-        """Original text of each [extent] after the declared name."""
+        """Original text of each [extent] after the declared name; of a declarator a function-like
+        macro writes (PolyBench's ``DATA_TYPE POLYBENCH_2D(A, N, N, n, n)``), the extents of the
+        macro's body with its arguments substituted (macros inside them are left for the resolver)."""
         index = self.tok(decl, decl.name)
+        if index is None and isinstance(decl.type, c_ast.ArrayDecl):
+            index = self._name_in_macro(decl)
         extents: list[str] = []
         node = decl.type
         if index is None:
@@ -290,7 +295,69 @@ class UnitCollector:
             close = self.src.match_bracket(j)
             extents.append(self.src.text_of(j + 1, close - 1))
             j = close + 1
+        if not extents and isinstance(decl.type, c_ast.ArrayDecl):
+            extents = self._macro_extents(index, decl.name) or []
         return extents
+
+    def _name_in_macro(self, decl: c_ast.Decl) -> int | None:
+        """The token of ``decl``'s name as the first argument of a function-like macro invocation
+        among the few tokens from its coordinate (``DATA_TYPE POLYBENCH_2D(A, ...)``), or None."""
+        if not self.in_main(decl):
+            return None
+        line, tokens = decl.coord.line, self.src.tokens
+        lines = [t.line for t in tokens]
+        for i in range(bisect.bisect_left(lines, line), len(tokens) - 2):
+            if tokens[i].line > line + 2:
+                break
+            if (tokens[i].text in self.build_function_macros and tokens[i + 1].text == "("
+                    and tokens[i + 2].text == decl.name):
+                return i + 2
+        return None
+
+    def _macro_extents(self, index: int, name: str) -> list[str] | None:
+        """The extents of ``name`` declared by the macro invocation around token ``index``."""
+        tokens = self.src.tokens
+        if index < 2 or tokens[index - 1].text != "(" or tokens[index - 2].text not in self.build_function_macros:
+            return None
+        macro = self.build_function_macros[tokens[index - 2].text]
+        close = self.src.match_bracket(index - 1)
+        args = [self.src.text_of(a, b) for a, b in self.src.split_top(index, close - 1, ",")]
+        if macro.params is None or len(args) != len(macro.params):
+            return None
+        values = dict(zip(macro.params, args, strict=True))
+        body = re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro.value)
+        found = re.match(rf"\s*{re.escape(name)}\s*((?:\[[^\[\]]*(?:\([^()]*\)[^\[\]]*)*\])+)\s*$", body)
+        if not found:
+            return None
+        return [self._expand(part) for part in re.findall(r"\[([^\[\]]*(?:\([^()]*\)[^\[\]]*)*)\]", found.group(1))]
+
+    def _expand(self, text: str) -> str:
+        """``text`` with the macros of headers expanded, as the preprocessor would (``POLYBENCH_RESTRICT
+        POLYBENCH_C99_SELECT(N,n) + POLYBENCH_PADDING_FACTOR`` -> ``N + 0``); a macro of the command
+        line (``-DN=512``, a problem size) stays a name."""
+        def keep(name: str) -> bool:
+            macro = self.build_macros.get(name) or self.build_function_macros.get(name)
+            return macro is None or macro.origin == "command-line"
+
+        def call(match: re.Match) -> str:
+            macro = self.build_function_macros[match.group(1)]
+            args = [a.strip() for a in match.group(2).split(",")]
+            if macro.params is None or len(args) != len(macro.params):
+                return match.group(0)
+            values = dict(zip(macro.params, args, strict=True))
+            return re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro.value)
+
+        for _ in range(8):
+            before = text
+            text = re.sub(r"\b([A-Za-z_]\w*)\s*\(([^()]*)\)",
+                          lambda m: call(m) if m.group(1) in self.build_function_macros and not keep(m.group(1))
+                          else m.group(0), text)
+            text = re.sub(r"\b[A-Za-z_]\w*", lambda m: m.group(0) if keep(m.group(0)) or m.group(0)
+                          in self.build_function_macros else f"({self.build_macros[m.group(0)].value})"
+                          if self.build_macros[m.group(0)].value.strip() else "", text)
+            if text == before:
+                break
+        return " ".join(text.split())
 
     def _mark_recursion(self) -> None:
         functions = []

@@ -75,7 +75,7 @@ def models(tmp_path_factory):
     found = {}
     for name, small, second in (("triad", (1000, 3), (2000, 3)), ("strided", (40, 2), (60, 2)),
                                 ("indirect", (1000, 2), (2000, 2)), ("rows", (40, 2), (60, 2)),
-                                ("heat", (20, 2), (30, 2))):
+                                ("heat", (20, 2), (30, 2)), ("params", (40, 2), (60, 2))):
         folder = tmp_path_factory.mktemp(name)
         run = instrumented_program(C_PROGRAMS / "convolution" / f"{name}.c", folder)
         model = build_model([run(2, "a.trace", *small), run(2, "b.trace", *second)])
@@ -185,6 +185,17 @@ def test_a_power_of_two_stride_keeps_a_fraction_of_the_sets(models, probes, tmp_
                       (ways.name, 260): ["L1"]}
     reuse = _priced(convolve(strided, ProbeCosts.load(ways), {"n": 256, "reps": 1}, 1), "column_sums", 14)
     assert "stride 2048 B keeps L1 1/32 of the sets" in next(iter(reuse.values()))["reuse"]
+
+
+def test_array_parameters_walk_rows_of_their_declared_length(models):
+    """A variable-length parameter (double a[n][n]) and a macro-written one (POLYBENCH_2D-like, rows
+    of M + PAD): their column walks have the declared row as stride, not a far-apart placeholder."""
+    params, _ = models["params"]
+    vla = next(r for r in _refs(params, "vla_columns", 17) if r.array == "a")
+    macro = next(r for r in _refs(params, "macro_columns", 24) if r.array == "b")
+    assert vla.pattern == macro.pattern == "strided"
+    assert not any(s.name.startswith("row_") for s in vla.stride.free_symbols | macro.stride.free_symbols)
+    assert _at(vla.stride, n=100) == 100 and _at(macro.stride) == 48
 
 
 def test_rows_of_unknown_length_are_far_apart_and_priced(models, probes):
