@@ -7,8 +7,13 @@ scalar variables are register moves and are not counted.  ``chain`` marks, among
 operations, those of a loop-carried accumulation (``s += x[i] * y[i]`` with ``s`` a scalar declared
 outside the loop): each must wait for the previous one, so a loop of them runs at the latency of
 the addition, not at the rate loads and arithmetic are issued.  They are counted in ``flops`` too and
-not again in ``total``.  Both operands of ``&&``, ``||`` and
-``?:`` are counted as if evaluated (the static count is an upper bound there).
+not again in ``total``.  Likewise subsets of a kind, not again in ``total``: ``addr``, the integer
+operations that compute an address (the ``+ - * <<`` of a subscript, pointer arithmetic, ``&a[i]``,
+an integer scalar set afresh from scalars: folded into addressing or strength-reduced by a
+compiler); ``div``, the divisions a compiler keeps (a divisor not a constant; a floating constant
+not a power of two) and square roots; ``math``, the calls of the C library's transcendental
+functions.  Both operands of ``&&``, ``||`` and ``?:`` are counted as if evaluated (the static count
+is an upper bound there).
 """
 
 from __future__ import annotations
@@ -19,8 +24,18 @@ from dataclasses import dataclass, fields
 
 from pycparser import c_ast
 
-OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain", "addr", "div")
-_SUBSETS = ("chain", "addr", "div")  # kinds counted within another kind (flops, iops), not again in total
+OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain", "addr", "div", "math")
+_SUBSETS = ("chain", "addr", "div", "math")
+# calls of the C library's transcendental functions (real and complex, double, float and long
+# double): tens of cycles each (``math``); a square root is one instruction as slow as a division
+_TRANSCENDENTAL = frozenset(
+    prefix + name + suffix
+    for name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sin", "cos", "tan", "asin",
+                 "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
+                 "cbrt", "hypot", "fmod", "tgamma", "lgamma")
+    for prefix in ("", "c")
+    for suffix in ("", "f", "l"))
+_ROOTS = frozenset(prefix + "sqrt" + suffix for prefix in ("", "c") for suffix in ("", "f", "l"))  # kinds counted within another kind (flops, iops), not again in total
 _ACCUMULATE = {"+=", "-=", "*=", "/="}
 _FLOAT_NAMES = {"float", "double", "_Complex"}
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"}
@@ -38,7 +53,8 @@ class OpCount:
     calls: int = 0
     chain: int = 0  # of the flops, those that extend a loop-carried accumulation (not in total)
     addr: int = 0  # of the iops, those that compute an address (not in total)
-    div: int = 0  # of the flops and iops, the divisions the compiler keeps (not in total)
+    div: int = 0  # of the flops and iops, the divisions the compiler keeps, and square roots (not in total)
+    math: int = 0  # of the calls, those of transcendental functions of the C library (not in total)
 
     def __add__(self, other: OpCount) -> OpCount:
         return OpCount(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -354,9 +370,14 @@ class OpCounter:
         finally:
             self.subscripts = outer
         typ = INT
+        call = OpCount(calls=1)
         if isinstance(node.name, c_ast.ID):
             typ = self.scope.lookup(node.name.name) or INT
-        return ops + OpCount(calls=1), typ
+            if node.name.name in _TRANSCENDENTAL:
+                call = OpCount(calls=1, math=1)
+            elif node.name.name in _ROOTS:
+                call = OpCount(calls=1, div=1)
+        return ops + call, typ
 
     def _ExprList(self, node: c_ast.ExprList) -> tuple[OpCount, CType]:
         ops, typ = ZERO, INT

@@ -44,15 +44,16 @@ def run_traced(command: list[str], output: Path, **env: str):
     return result.exit_status, read_trace(output)
 
 
-def instrumented_program(source: Path, folder: Path):
-    """Compile ``source`` with the perfeq runtime; returns ``trace(procs, name, *args)``, which runs it
-    on ``procs`` processes (its output dropped), checks it exits 0 and gives the trace's path."""
+def instrumented_program(source: Path, folder: Path, *libs: str):
+    """Compile ``source`` with the perfeq runtime (and ``libs``, e.g. ``-lm``); returns
+    ``trace(procs, name, *args)``, which runs it on ``procs`` processes (its output dropped), checks
+    it exits 0 and gives the trace's path."""
     from perfeq.instrument.compile import compile_instrumented
     from perfeq.runtime.run import run_instrumented
     from perfeq.toolchain import find_mpi, mpi_env
 
     binary = folder / source.stem
-    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary)], folder / "build")
+    compile_instrumented([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(binary), *libs], folder / "build")
 
     def trace(procs: int, name: str, *args: object) -> Path:
         command = [*find_mpi().launcher(procs), str(binary), *map(str, args)]
@@ -79,13 +80,15 @@ def kernels(tmp_path_factory):
     return model, trace
 
 
-def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, *args: object, procs: int = 2) -> str:
-    """Build ``source`` without perfeq (mpicc -std=c99 -O1), run it and the ``instrumented`` binary on
-    ``procs`` processes with ``args``, and check both print the same, non-empty output."""
+def assert_same_output_as_plain(source: Path, instrumented: Path, folder: Path, *args: object, procs: int = 2,
+                                libs: tuple[str, ...] = ()) -> str:
+    """Build ``source`` without perfeq (mpicc -std=c99 -O1, then ``libs``), run it and the
+    ``instrumented`` binary on ``procs`` processes with ``args``, and check both print the same,
+    non-empty output."""
     from perfeq.toolchain import find_mpi, mpi_env
 
     plain = folder / "plain"
-    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain)], check=True)
+    subprocess.run([find_mpi().mpicc, "-std=c99", "-O1", str(source), "-o", str(plain), *libs], check=True)
     outputs = [subprocess.run([*find_mpi().launcher(procs), str(binary), *map(str, args)], env=mpi_env(),
                               capture_output=True, text=True, check=True, cwd=folder).stdout
                for binary in (plain, instrumented)]

@@ -67,7 +67,7 @@ def plot_memory(results: ProbeResults, path: Path) -> Path | None:
 
 
 def plot_compute(results: ProbeResults, path: Path) -> Path | None:
-    names = [n for n in ("flops_independent", "flops_chained", "int_ops", "divide", "branch_predictable", "branch_random",
+    names = [n for n in ("flops_independent", "flops_chained", "int_ops", "divide", "math", "branch_predictable", "branch_random",
                          "branch_difference") if results.curve(n)]
     if not names:
         return None

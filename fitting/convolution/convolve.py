@@ -127,7 +127,7 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
     across = nodes > 1
     evaluate = _Evaluator(model, values, procs, threads)
     counts = [{key: model.per_rank(key, values, procs, threads, index) for key in model.item_keys(item)
-               if key in ("flops", "chain", "iops", "addr", "div", "cmp", "branch", "loads", "stores", "ops", "ops_total",
+               if key in ("flops", "chain", "iops", "addr", "div", "math", "cmp", "branch", "loads", "stores", "ops", "ops_total",
                           "startup", "bytes", "sent")} for index, item in enumerate(model.items)]
     priced = _price(model, costs, counts, evaluate, procs, per_node, overlap, rule, across) + _launch(model, costs, procs)
     total = np.sum([p.time for p in priced], axis=0) if priced else np.zeros(procs)
@@ -143,6 +143,7 @@ def convolve(model, costs: ProbeCosts, values: dict[str, float], procs: int, thr
     notes = _notes(model, costs, per_node, nodes)
     used = {"add (s)": costs.compute("flops_independent"), "chained add (s)": costs.compute("flops_chained"),
             "integer op (s)": costs.compute("int_ops"), "division (s)": costs.compute("divide"),
+            "exp/log call (s)": costs.compute("math"),
             "mispredicted branch (s)": costs.misprediction()}
     return Convolution(model.program, values, procs, threads, per_node, overlap, rule, total, slowest, priced,
                        (low, high), costs.levels(per_node), used, notes)
@@ -165,7 +166,10 @@ def _notes(model, costs: ProbeCosts, per_node: int, nodes: int) -> list[str]:
     if costs.results.curve("divide") is None:
         notes.append("not priced: divisions beyond an addition (the probe file has no 'divide' curve: written by "
                      "an older perfeq probe)")
-    notes.append("not priced: function calls (no probe measures them)")
+    if costs.results.curve("math") is None:
+        notes.append("not priced: calls of exp, log, pow, sin ... (the probe file has no 'math' curve: written by "
+                     "an older perfeq probe)")
+    notes.append("not priced: calls of the program's and other libraries' functions (no probe measures them)")
     for fallback in model.fallbacks[:3]:
         notes.append(f"model fallback: {fallback}")
     return notes
@@ -216,6 +220,7 @@ def _price(model, costs: ProbeCosts, counts, evaluate, procs, per_node, overlap,
                            + (np.maximum(row.get("iops", zero) - row.get("addr", zero), 0) + row.get("cmp", zero))
                            * costs.compute("int_ops")
                            + row.get("div", zero) * costs.compute("divide")
+                           + row.get("math", zero) * costs.compute("math")
                            + row.get("branch", zero) * costs.misprediction())
         memory, moved, refs = _memory_time(item, row, share, evaluate, levels, unit_time, rule)
         time = np.maximum(memory, compute) if overlap == "max" else memory + compute

@@ -263,6 +263,7 @@ def describe(results: ProbeResults) -> list[str]:
         lines.append(f"additions {s['flops_independent'] * 1e9:.2f} ns independent, {s['flops_chained'] * 1e9:.2f} ns "
                      f"chained; integer op {s['int_ops'] * 1e9:.2f} ns; "
                      + (f"division {s['divide'] * 1e9:.2f} ns; " if "divide" in s else "")
+                     + (f"exp/log call {s['math'] * 1e9:.1f} ns; " if "math" in s else "")
                      + "random branch +"
                      f"{s['branch_difference'] * 1e9:.2f} ns over a predictable one")
     if "noise_rate" in s:

@@ -27,8 +27,8 @@ def probe_sources() -> dict[str, Path]:
 
 
 def compile_command(mpicc: str, source: Path, binary: Path, cflags: tuple[str, ...] = CFLAGS) -> list[str]:
-    """``mpicc -std=c99 -O2 source -o binary``."""
-    return [mpicc, *cflags, str(source), "-o", str(binary)]
+    """``mpicc -std=c99 -O2 source -o binary -lm``."""
+    return [mpicc, *cflags, str(source), "-o", str(binary), "-lm"]
 
 
 def build_probes(folder: Path, mpicc: str, cflags: tuple[str, ...] = CFLAGS) -> dict[str, Path]:

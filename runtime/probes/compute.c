@@ -4,6 +4,7 @@
  *   flops_chained        one accumulator, s += x, each on the last   seconds per addition (latency)
  *   int_ops              4 independent xorshift streams (<<, >>, ^)  seconds per integer operation
  *   divide               8 independent quotients, 2 per vector, /= d  seconds per double division (packed throughput)
+ *   math                 8 independent chains of exp(-q), log(q + 2)  seconds per call of a transcendental function
  *   branch_predictable   if (d[i]) on sorted random bytes            seconds per branch
  *   branch_random        if (d[i]) on the same bytes unsorted        seconds per branch (half mispredicted)
  *   noise_rate           fixed work quanta back to back (FWQ): the   interruptions per second
@@ -18,6 +19,7 @@
  * noise_seconds of quanta.
  */
 #include "probe.h"
+#include <math.h>
 
 static volatile double sink_double;
 static volatile uint64_t sink_integer;
@@ -70,6 +72,24 @@ __attribute__((noinline)) static double divide(long n, double d)
     }
     perfeq__v2d s = (q0 + q1) + (q2 + q3);
     return s[0] + s[1];
+}
+
+/* Eight independent chains of libm calls, half exp and half log (each chain stays near its fixed
+ * point): what a call of a transcendental function costs when calls can overlap. */
+__attribute__((noinline)) static double transcendental(long n, double x)
+{
+    double q0 = x, q1 = x, q2 = x, q3 = x, q4 = x, q5 = x, q6 = x, q7 = x;
+    for (long i = 0; i < n; i++) {
+        q0 = exp(-q0);
+        q1 = log(q1 + 2.0);
+        q2 = exp(-q2);
+        q3 = log(q3 + 2.0);
+        q4 = exp(-q4);
+        q5 = log(q5 + 2.0);
+        q6 = exp(-q6);
+        q7 = log(q7 + 2.0);
+    }
+    return ((q0 + q1) + (q2 + q3)) + ((q4 + q5) + (q6 + q7));
 }
 
 #define XORSHIFT(v) (v ^= v << 13, v ^= v >> 7, v ^= v << 17)
@@ -162,7 +182,7 @@ static int ascending(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     static const char *names[] = {"flops_independent", "flops_chained", "int_ops", "branch_predictable",
-                                  "branch_random", "divide"};
+                                  "branch_random", "divide", "math"};
     MPI_Init(&argc, &argv);
     long n = probe_long(argc, argv, "iterations", 1L << 22), reps = probe_long(argc, argv, "reps", 5);
     long bytes = probe_long(argc, argv, "branch_bytes", 1L << 18);
@@ -176,12 +196,12 @@ int main(int argc, char **argv)
         random_bytes[i] = (unsigned char)(XORSHIFT(state) >> 63);
     memcpy(sorted_bytes, random_bytes, (size_t)bytes);
     qsort(sorted_bytes, (size_t)bytes, 1, ascending);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         if (!probe_wants(argc, argv, "kernels", names[k]))
             continue;
         int branch = k == 3 || k == 4;
-        long iterations = branch ? passes * bytes : n;
-        double operations = branch ? (double)iterations : k == 2 ? 24.0 * (double)n : 8.0 * (double)n;
+        long iterations = branch ? passes * bytes : k == 6 ? (n / 8 > 1 ? n / 8 : 1) : n;
+        double operations = branch ? (double)iterations : k == 2 ? 24.0 * (double)n : 8.0 * (double)iterations;
         for (long r = -1; r < reps; r++) { /* r = -1: warm up (caches, predictor, clock) */
             double start = probe_seconds();
             if (k == 0)
@@ -192,6 +212,8 @@ int main(int argc, char **argv)
                 sink_integer = int_ops(n, (uint64_t)sink_integer + 88172645463325252ULL);
             else if (k == 5)
                 sink_double = divide(n, 1.0 + one_billionth);
+            else if (k == 6)
+                sink_double = transcendental(iterations, 0.5 + one_billionth);
             else
                 sink_integer = (uint64_t)branches(k == 3 ? sorted_bytes : random_bytes, (size_t)bytes, passes);
             if (r >= 0)

@@ -50,6 +50,8 @@ CURVES: dict[str, CurveSpec] = {
                          "4 independent xorshift streams (shift, xor): seconds per integer operation"),
     "divide": CurveSpec("compute", "iterations", "s", "one",
                         "8 independent double divisions per iteration: seconds per division"),
+    "math": CurveSpec("compute", "iterations", "s", "one",
+                      "8 independent chains of exp(-q) and log(q + 2): seconds per call"),
     "branch_predictable": CurveSpec("compute", "iterations", "s", "one",
                                     "if (d[i]) over sorted random bytes: seconds per branch"),
     "branch_random": CurveSpec("compute", "iterations", "s", "one",

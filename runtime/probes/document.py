@@ -87,7 +87,7 @@ def summary(results: ProbeResults) -> dict:
     if memory and max(memory) > 1:
         everyone = results.curve("read", max(memory))
         found["read_all_cores_last"], found["all_cores"] = everyone.median[-1], max(memory)
-    for name in ("flops_independent", "flops_chained", "int_ops", "divide", "branch_predictable", "branch_random",
+    for name in ("flops_independent", "flops_chained", "int_ops", "divide", "math", "branch_predictable", "branch_random",
                  "branch_difference", *NOISE_CURVES):
         curve = results.curve(name)
         if curve:

@@ -119,7 +119,7 @@ def plan_steps(settings: Settings, *, llc_bytes: int, line_bytes: int, memory_by
                               4 * len(sizes), "node", f"memory on {count} process{'es' if count > 1 else ''}"))
     steps.append(Step("compute", 1, (f"iterations={settings.iterations}", f"reps={settings.compute_reps}",
                                      f"branch_bytes={settings.branch_bytes}", f"noise_quantum={NOISE_QUANTUM:g}",
-                                     f"noise_seconds={settings.noise_seconds:g}"), 9, "node", "compute and noise"))
+                                     f"noise_seconds={settings.noise_seconds:g}"), 10, "node", "compute and noise"))
     network = (f"reps={settings.reps}", f"min_time={settings.min_time:g}")
     pingpong = (f"pingpong={_join(settings.pingpong_sizes)}", *network, "procs=2")
     if procs:

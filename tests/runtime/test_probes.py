@@ -47,7 +47,7 @@ def test_the_plan_counts_every_point_and_keeps_memory_within_half_the_node():
     assert [(s.program, s.procs, s.placement) for s in steps] == [
         ("memory", 1, "node"), ("memory", 2, "node"), ("compute", 1, "node"), ("network", 2, "node"),
         ("network", 2, "any")]
-    assert steps[0].points == 4 * 16 and steps[2].points == 9  # six compute kernels, three noise curves
+    assert steps[0].points == 4 * 16 and steps[2].points == 10  # seven compute kernels, three noise curves
     assert steps[3].points == len(QUICK.pingpong_sizes) and QUICK.pingpong_sizes[0] == 0
     assert QUICK.pingpong_sizes[-1] == 4 * MiB and FULL.pingpong_sizes[-1] == 4 * MiB
     assert steps[4].points == 3 * len(QUICK.collective_sizes) + 1

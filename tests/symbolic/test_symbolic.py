@@ -381,17 +381,18 @@ def test_address_arithmetic_and_divisions(tmp_path):
     divisor, a floating constant not a power of two) as ``div``; neither again in ``ops``.  The model
     of one small run gives the exact counts at 8x on 2 processes; the output is the plain program's."""
     source = HERE / "c" / "symbolic" / "addressing.c"
-    run = instrumented_program(source, tmp_path)
+    run = instrumented_program(source, tmp_path, "-lm")
     model = build_model([run(2, "small.trace", 64, 2)])
     n, reps, procs, width = 512, 3, 2, 8
     # per inner iteration: 6 addr, 3 iops that are not, 3 divisions; the outer loop's test n / w;
     # the pointer walk: its step and its test's x + n
     walk = n // width + (n // width + 1)
     assert list(model.per_rank("addr", {"n": n, "reps": reps}, procs)) == [reps * (6 * n + walk)] * procs
-    assert list(model.per_rank("div", {"n": n, "reps": reps}, procs)) == [reps * (3 * n + n // width + 1)] * procs
+    assert list(model.per_rank("div", {"n": n, "reps": reps}, procs)) == [reps * (3 * n + n // width + 1 + n // width)] * procs
+    assert list(model.per_rank("math", {"n": n, "reps": reps}, procs)) == [reps * (n // width)] * procs
     iops = model.per_rank("iops", {"n": n, "reps": reps}, procs)
     assert all(i >= reps * 9 * n for i in iops)
-    assert_same_output_as_plain(source, tmp_path / "addressing", tmp_path, 40, 2)
+    assert_same_output_as_plain(source, tmp_path / "addressing", tmp_path, 40, 2, libs=("-lm",))
 
 
 def test_model_written_before_chained_flops(kernels, tmp_path, capsys):

@@ -5,6 +5,7 @@
  * "mul" become a multiplication or a shift.  argv: n [reps] */
 #include <mpi.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 static double sweep(const double *x, double *z, int n, int w, double h, long *count)
@@ -32,7 +33,7 @@ static double walk(const double *x, int n, int w)
 {
     double s = 0.0;
     for (const double *p = x; p < x + n; p += w)  /* addr 1 per test, addr 1 per step */
-        s += *p / -2.0 + *p / 8u;                 /* mul 2 */
+        s += *p / -2.0 + *p / 8u + sqrt(*p) + exp(-*p);  /* mul 2, a square root (div), math 1 */
     return s;
 }
 

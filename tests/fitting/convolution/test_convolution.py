@@ -53,7 +53,7 @@ def probes(tmp_path_factory) -> Path:
         for name, values in (("read", READ), ("update", UPDATE), ("stride", STRIDE)):
             curves.append(_curve(name, procs, SIZES, _level_values(values, SIZES, 1 / procs)))
     for name, seconds in (("flops_independent", 1e-10), ("flops_chained", 8e-10), ("int_ops", 1e-10),
-                          ("divide", DIVIDE), ("branch_difference", 2e-9)):
+                          ("divide", DIVIDE), ("math", 5e-9), ("branch_difference", 2e-9)):
         curves.append(_curve(name, 1, [1e6], [seconds]))
     sizes = [0, 64, 4096, 262144, 4194304]
     curves.append(_curve("pingpong_intra", 2, sizes, [1e-6 + s / 5e9 for s in sizes]))
