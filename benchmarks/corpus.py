@@ -353,6 +353,26 @@ class Program:
         return {"probes_s": self._predicted(probes, values, procs, threads, "predict (probes)")["seconds"]}
 
 
+def reprice(row: dict, model: Path, probes: Path, perfeq: str) -> dict:
+    """A saved row with its fit-free predictions made again from ``model`` with ``probes`` (at the
+    values its counts were compared at); a row without a model or times is returned as it is."""
+    if not model.is_file() or not row.get("times"):
+        return row
+    values = {(c["P"], c["T"]): c["values"] for c in row.get("counts", [])}
+    times = []
+    for t in row["times"]:
+        found = values.get((t["P"], t["T"]))
+        if found is None:
+            times.append(t)
+            continue
+        done = subprocess.run([perfeq, "predict", str(model), "--machine", str(probes), *found, f"P={t['P']}",
+                               f"T={t['T']}", "--json"], capture_output=True, text=True, check=False,
+                              env={**os.environ, "OMP_NUM_THREADS": str(t["T"])})
+        seconds = json.loads(done.stdout)["seconds"] if done.returncode == 0 else None
+        times.append({**t, "probes_s": seconds} if seconds is not None else {k: v for k, v in t.items() if k != "probes_s"})
+    return {**row, "times": times}
+
+
 def loop_share(model: dict) -> dict:
     """Loops (distinct file:line of loop items) and how the model counts them, from its fallbacks."""
     loops = {(Path(item["unit"]).name, int(item["line"])) for item in model.get("items", []) if item.get("kind") == "loop"}
@@ -598,12 +618,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--load", type=Path, metavar="RESULTS.json",
                         help="print the report of a saved --json result instead of running anything")
+    parser.add_argument("--reprice", type=Path, metavar="KEPT",
+                        help="with --load and --probes: the fit-free predictions again, from the models kept in "
+                             "KEPT/NAME/model.json (a saved run's --keep), against the saved plain times; "
+                             "nothing is built or run (what a change of the convolution or the probes does)")
     args = parser.parse_args(argv)
     if args.load:
         saved = json.loads(args.load.read_text())
+        if args.reprice:
+            if not args.probes:
+                parser.error("--reprice needs --probes")
+            saved["programs"] = [reprice(row, args.reprice / row["name"] / "model.json", args.probes.resolve(),
+                                         args.perfeq) for row in saved["programs"]]
         rows = [derive(row) for row in saved["programs"]]
-        print(f"corpus run of {saved.get('date', '?')}")
-        print(report(rows, overall(rows)))
+        print(f"corpus run of {saved.get('date', '?')}"
+              + (f", fit-free predictions again with {args.probes}" if args.reprice else ""))
+        if args.json:
+            print(json.dumps({**saved, "summary": overall(rows)}, indent=1))
+        else:
+            print(report(rows, overall(rows)))
         return 0
     if args.src is None:
         parser.error("--src is required (or --load)")
