@@ -62,7 +62,6 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
     Macro("PERFEQ_COND", ("k", "cond"), threaded=True),
-    Macro("PERFEQ_SELECT", ("t", "e", "cond"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_MPI", ("site",)),
 )}
@@ -159,12 +158,6 @@ def branch(predictor: int, where: str) -> Wrapper:
 def cond(slot: int, where: str) -> Wrapper:
     """Around the condition of a conditional expression (in parentheses): its two outcomes."""
     return _opener("PERFEQ_COND", slot, where=where) + "(", "))"
-
-
-def select(then_slot: int, else_slot: int | None, where: str) -> Wrapper:
-    """Around the condition of an ``if`` a compiler turns into conditional moves (in parentheses):
-    its arms' counts, from its outcome (``else_slot`` None: no else arm)."""
-    return _opener("PERFEQ_SELECT", then_slot, -1 if else_slot is None else else_slot, where=where) + "(", "))"
 
 
 def called(site: int, callee: str | None) -> Wrapper:

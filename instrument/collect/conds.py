@@ -36,22 +36,12 @@ class Conditionals:
         self.expressions(node.cond)
         select = self.is_select(node)
         predictor = None if select else self.branch_hook(open_ + 1, close - 1)  # a branch
-        # a select's arms are counted from its outcome in the condition, branch-free: a counter in an
-        # arm would keep the compiler from turning it into conditional moves (a binary search's
-        # if/else mispredicted half the time: XSBench's lookups ran 2x slower instrumented)
-        outcome = select and close - 1 >= open_ + 1 and not self.has_directive(open_ + 1, close - 1)
-        then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, evaluated_in,
-                                                  counted=not outcome)
+        then_end, then_block = self.sub_statement(close + 1, node.iftrue, "then", depth, evaluated_in)
         else_block = None
         end = then_end
         if node.iffalse is not None:
             else_tok = src._skip_pp(then_end + 1)
-            end, else_block = self.sub_statement(else_tok + 1, node.iffalse, "else", depth, evaluated_in,
-                                                 counted=not outcome)
-        if outcome:
-            slots = {block.id: block.slot for block in self.blocks}
-            self.u.wrap(src.tokens[open_ + 1].start, src.tokens[close - 1].end,
-                        *hooks.select(slots[then_block], slots.get(else_block), self.where))
+            end, else_block = self.sub_statement(else_tok + 1, node.iffalse, "else", depth, evaluated_in)
         self.u.unit.conds.append(d.CondDescriptor(
             id=len(self.u.unit.conds), function=self.index, kind="if", line=node.coord.line,
             text=src.text_of(open_ + 1, close - 1), block=evaluated_in, then_block=then_block,

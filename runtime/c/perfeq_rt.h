@@ -231,22 +231,11 @@ static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const cha
                                         : (perfeq_counts_mt(perfeq__x)[(k)]++, 0))
 /* Empty loop condition (for (;;)): counts iterations only. */
 #define PERFEQ_ITER_ALWAYS(k)   (perfeq__c[(k) + 1]++, 1)
-/* Branch-free counts of a condition's outcomes: slot t += v, slot e += 1 - v (e < 0: none).  The
- * program's own code can stay a conditional move (a compiler does not if-convert arms that count). */
-static __inline__ int perfeq__select(perfeq_count_t *c, int t, int e, int v)
-{
-    c[t] += (perfeq_count_t)v;
-    if (e >= 0)
-        c[e] += (perfeq_count_t)(1 - v);
-    return v;
-}
-/* Conditional expression: slot k counts false, slot k+1 true evaluations. */
-#define PERFEQ_COND(k, cond)    perfeq__select(perfeq__c, (k) + 1, (k), (cond) ? 1 : 0)
-#define PERFEQ_COND_MT(k, cond) perfeq__select(perfeq_counts_mt(perfeq__x), (k) + 1, (k), (cond) ? 1 : 0)
-/* Condition of an if a compiler turns into conditional moves: its then block's slot t and its else
- * block's slot e (-1: no else) counted from the outcome, not inside the arms. */
-#define PERFEQ_SELECT(t, e, cond)    perfeq__select(perfeq__c, (t), (e), (cond) ? 1 : 0)
-#define PERFEQ_SELECT_MT(t, e, cond) perfeq__select(perfeq_counts_mt(perfeq__x), (t), (e), (cond) ? 1 : 0)
+/* Conditional expression: slot k counts false, slot k+1 true evaluations (a branch: counting both
+ * outcomes branch-free chains two read-modify-writes per evaluation, and a ?: in an innermost loop is
+ * often predictable: PolyBench floyd-warshall ran 2.5x slower instrumented that way, 1.4x so). */
+#define PERFEQ_COND(k, cond)    PERFEQ_ITER(k, cond)
+#define PERFEQ_COND_MT(k, cond) PERFEQ_ITER_MT(k, cond)
 /* Condition of an if: a two-level branch predictor with local history (Yeh & Patt) per
  * conditional and context tells a data-dependent branch that flips at random from one whose
  * outcomes come in runs or short patterns (merging already sorted data), which predictors learn.
@@ -320,8 +309,7 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
  * the top of the body (PERFEQ_MT_LOCAL declares it), then plain increments (the *_L macros). */
 #define PERFEQ_MT_LOCAL         perfeq_count_t *perfeq__cm = perfeq_counts_mt(perfeq__x);
 #define PERFEQ_BLOCK_L(k)       (perfeq__cm[(k)]++)
-#define PERFEQ_COND_L(k, cond)  perfeq__select(perfeq__cm, (k) + 1, (k), (cond) ? 1 : 0)
-#define PERFEQ_SELECT_L(t, e, cond) perfeq__select(perfeq__cm, (t), (e), (cond) ? 1 : 0)
+#define PERFEQ_COND_L(k, cond)  ((cond) ? (perfeq__cm[(k) + 1]++, 1) : (perfeq__cm[(k)]++, 0))
 #define PERFEQ_BRANCH_L(k, cond) perfeq__branch(perfeq__cm + (k), (cond) ? 1 : 0)
 #define PERFEQ_REGION_L(k)      ((void)0)
 #define PERFEQ_TRIPS_LT_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UP(a, b, s))
@@ -380,9 +368,6 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_MT_LOCAL
 #define PERFEQ_BLOCK_L(k)       ((void)0)
 #define PERFEQ_COND_L(k, cond)  (cond)
-#define PERFEQ_SELECT(t, e, cond)    (cond)
-#define PERFEQ_SELECT_MT(t, e, cond) (cond)
-#define PERFEQ_SELECT_L(t, e, cond)  (cond)
 #define PERFEQ_BRANCH_L(k, cond) (cond)
 #define PERFEQ_REGION_L(k)      ((void)0)
 #define PERFEQ_TRIPS_LT_L(k, a, b, s) ((void)0)

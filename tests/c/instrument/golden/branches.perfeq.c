@@ -61,7 +61,7 @@ int main(void)
         total += PERFEQ_COND(2, (i > 5)) ? i : (PERFEQ_COND(4, (i < 0)) ? -i : 0);
         odd += PERFEQ_COND(6, ((i % 2))) ? 1 : 0;
     } } PERFEQ_BLOCK(8); 
-    if (PERFEQ_SELECT(9, 10, (total > 100))) { total = 100; } else { total = -total; } PERFEQ_BLOCK(11); 
+    if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
     if (PERFEQ_BRANCH(12, (odd)))
         {  PERFEQ_BLOCK(30); if (PERFEQ_BRANCH(31, (total)))
             {  PERFEQ_BLOCK(49); printf("nested\n"); }
