@@ -631,11 +631,11 @@ def main(argv: list[str] | None = None) -> int:
             saved["programs"] = [reprice(row, args.reprice / row["name"] / "model.json", args.probes.resolve(),
                                          args.perfeq) for row in saved["programs"]]
         rows = [derive(row) for row in saved["programs"]]
-        print(f"corpus run of {saved.get('date', '?')}"
-              + (f", fit-free predictions again with {args.probes}" if args.reprice else ""))
         if args.json:
             print(json.dumps({**saved, "summary": overall(rows)}, indent=1))
         else:
+            print(f"corpus run of {saved.get('date', '?')}"
+                  + (f", fit-free predictions again with {args.probes}" if args.reprice else ""))
             print(report(rows, overall(rows)))
         return 0
     if args.src is None:

@@ -287,7 +287,8 @@ def _memory_time(item, row, share, evaluate, levels, unit_time, rule):
         else:
             working_set, reason = np.full(zero.shape, np.inf), "no reuse known"
         stride = evaluate(ref.stride) if ref.stride is not None else np.full(zero.shape, np.nan)
-        if ref.pattern == "strided" and not any(s.name.startswith("row_") for s in ref.stride.free_symbols):
+        if ref.pattern == "strided" and ref.stride is not None and not any(
+                s.name.startswith("row_") for s in ref.stride.free_symbols):
             working_set, conflicts = _conflicts(levels, working_set, stride * ref.element, unit_time.line)
             reason = f"{reason}; {conflicts}" if conflicts else reason
         per_access, per_moved = unit_time.access(ref.pattern, ref.mode, ref.element, stride, working_set)

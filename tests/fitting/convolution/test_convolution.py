@@ -198,6 +198,24 @@ def test_array_parameters_walk_rows_of_their_declared_length(models):
     assert _at(vla.stride, n=100) == 100 and _at(macro.stride) == 48
 
 
+def test_a_strided_reference_whose_stride_the_model_cannot_express_is_priced(models, probes, tmp_path):
+    """A strided reference with no stride (signature.py: not in the model's symbols; PRK DGEMM and PIC
+    have them) is priced at a line per access, and the conflict rule leaves it alone (it crashed)."""
+    import copy
+    import dataclasses
+
+    strided = copy.deepcopy(models["strided"][0])  # (the fixture's model is shared)
+    item = next(i for i in strided.items if i.kind == "block" and i.function == "column_sums" and i.line == 14
+                and i.signature.get("refs"))
+    item.signature["refs"] = [dataclasses.replace(r, stride=None) for r in item.signature["refs"]]
+    data = json.loads(probes.read_text())
+    data["machine"]["ways"] = {"1": 8, "2": 8, "3": 16}
+    ways = tmp_path / "ways.json"
+    ways.write_text(json.dumps(data))
+    result = convolve(strided, ProbeCosts.load(ways), {"n": 256, "reps": 1}, 1)
+    assert result.seconds > 0 and [r["pattern"] for r in _priced(result, "column_sums", 14).values()] == ["strided"]
+
+
 def test_rows_of_unknown_length_are_far_apart_and_priced(models, probes):
     """A column walk of a ``double **`` matrix: its stride is the length of a row the model does not
     know (a ``row_`` symbol alone, which the evaluator once turned into a Python int and crashed
