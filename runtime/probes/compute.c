@@ -27,7 +27,8 @@ static volatile double one_billionth = 1e-9; /* read at run time: nothing folds 
 
 __attribute__((noinline)) static double flops_independent(long n, double x)
 {
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    /* different starting values: equal ones let the compiler merge the eight sums into one chain */
+    double s0 = 0, s1 = 1, s2 = 2, s3 = 3, s4 = 4, s5 = 5, s6 = 6, s7 = 7;
     for (long i = 0; i < n; i++) {
         s0 += x;
         s1 += x;
