@@ -62,7 +62,10 @@ class Item:
         return f"{self.function}:{self.line} {self.kind} {self.id} [{self.context}]"
 
 
-def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, context: str, threads: Any) -> Item:
+def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, context: str, threads: Any,
+               team: bool = False) -> Item:
+    """A block's counts in one context; ``team``: the context is called from a parallel region (every
+    thread runs it: its ``ops`` per thread are its total over T, as a block lexically in one)."""
     ops = block.ops
     item = Item("block", unit.source, block.id, block.line, _fname(unit, block.function), context,
                 file=_ffile(unit, block.function))
@@ -70,13 +73,13 @@ def block_item(unit: UnitDescriptors, block: BlockDescriptor, executions: Any, c
         item.counts[kind] = executions * ops.get(kind, 0)
     total = executions * ops.get("total", 0)
     item.counts["ops_total"] = total
-    item.counts["ops"] = total / threads if block.in_parallel else total
+    item.counts["ops"] = total / threads if (block.in_parallel or team) else total
     item.counts["executions"] = executions
     return item
 
 
 def loop_item(unit: UnitDescriptors, loop: LoopDescriptor, entries: Any, iterations: Any, context: str,
-              threads: Any) -> Item:
+              threads: Any, team: bool = False) -> Item:
     item = Item("loop", unit.source, loop.id, loop.line, _fname(unit, loop.function), context,
                 file=_ffile(unit, loop.function))
     tests = iterations + entries
@@ -86,7 +89,7 @@ def loop_item(unit: UnitDescriptors, loop: LoopDescriptor, entries: Any, iterati
     total = (entries * loop.ops_init["total"] + tests * loop.ops_cond["total"]
              + iterations * loop.ops_step["total"])
     item.counts["ops_total"] = total
-    item.counts["ops"] = total / threads if (loop.in_parallel or loop.worksharing) else total
+    item.counts["ops"] = total / threads if (loop.in_parallel or loop.worksharing or team) else total
     item.counts["entries"] = entries
     item.counts["iterations"] = iterations
     return item

@@ -29,7 +29,7 @@ from perfeq.runtime.trace import MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.linking import link_units
 from perfeq.symbolic.messages import MessageCounts, message_counts
-from perfeq.symbolic.observe import RunObservation
+from perfeq.symbolic.observe import RunObservation, called_in_team
 
 
 # ---- the chi of a run (the model's ground truth) ---------------------------------------------------
@@ -53,14 +53,15 @@ def run_items(run: RunObservation, rank: int) -> list[chimod.Item]:
             continue
         fn = ctx.function
         label = unit.functions[fn].name
+        team = called_in_team(run.units, ctx)
         for block in unit.blocks:
             if block.function == fn:
-                items.append(chimod.block_item(unit, block, ctx.counter(rank, block.slot), label, run.threads))
+                items.append(chimod.block_item(unit, block, ctx.counter(rank, block.slot), label, run.threads, team))
         for loop in unit.loops:
             if loop.function == fn and loop.body_block is not None:
                 entries = ctx.counter(rank, loop.entry_slot)
                 iterations = ctx.counter(rank, unit.blocks[loop.body_block].slot)
-                items.append(chimod.loop_item(unit, loop, entries, iterations, label, run.threads))
+                items.append(chimod.loop_item(unit, loop, entries, iterations, label, run.threads, team))
         for region in unit.regions:
             if region.function == fn:
                 items.append(chimod.region_item(unit, region, ctx.counter(rank, region.slot), label))

@@ -32,7 +32,7 @@ from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.messages import message_counts
-from perfeq.symbolic.observe import RunObservation, from_trace
+from perfeq.symbolic.observe import RunObservation, called_in_team, from_trace
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy, size_symbol
 from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
@@ -372,9 +372,10 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         unit = cc.unit.data
         context = " > ".join(run.units[u].functions[f].name for u, f, _ in _path_parts(cc.obs))
         signature = ContextSignature(counter, cc)
+        team = called_in_team(run.units, cc.obs)
         for block in unit.blocks:
             if block.id in cc.blocks:
-                it = chimod.block_item(unit, block, cc.blocks[block.id], context, T)
+                it = chimod.block_item(unit, block, cc.blocks[block.id], context, T, team)
                 it.counts["branch"] = cc.blocks[block.id] * counter.mispredicted(cc.obs, cc.unit, block.id)
                 items.append(_model_item(it))
                 if block.refs:
@@ -382,7 +383,8 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
                                            "parallel": bool(block.in_parallel), "refs": signature.references(block)}
         for loop in unit.loops:
             if loop.id in cc.loop_iterations:
-                it = chimod.loop_item(unit, loop, cc.loop_entries[loop.id], cc.loop_iterations[loop.id], context, T)
+                it = chimod.loop_item(unit, loop, cc.loop_entries[loop.id], cc.loop_iterations[loop.id], context, T,
+                                      team)
                 it.counts["branch"] = cc.loop_entries[loop.id] * counter.loop_mispredicted(cc.obs, loop)
                 items.append(_model_item(it))
                 if loop.body_block is not None:  # its test and step run with its body's block

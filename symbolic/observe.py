@@ -128,3 +128,17 @@ def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObserv
         if observed is not None:
             obs.children.append(observed)
     return obs
+
+
+def called_in_team(units: dict[str, UnitDescriptors], ctx: ContextObservation) -> bool:
+    """Whether a call on the way to context ``ctx`` stands in a parallel region (every thread of a
+    team runs the context: NPB EP's ``vranlc`` called in ``omp parallel``)."""
+    while ctx.parent is not None:
+        punit = units.get(ctx.parent.unit)
+        if punit is None or ctx.site is None or not 0 <= ctx.site < len(punit.calls):
+            return False
+        block = punit.calls[ctx.site].block
+        if block is not None and 0 <= block < len(punit.blocks) and punit.blocks[block].in_parallel:
+            return True
+        ctx = ctx.parent
+    return False

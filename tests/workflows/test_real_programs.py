@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import sympy as sp
 from conftest import C_PROGRAMS, one_line_error
 
 from perfeq import cli
@@ -370,6 +371,16 @@ def test_a_send_a_one_process_run_handles_locally_is_in_the_model(tmp_path):
     predicted = model.counts({"n": 800}, big.nranks, big.threads)["total"]
     for key in ("startup", "bytes", "sent"):
         assert measured[key] > 0 and predicted[key] == pytest.approx(measured[key], rel=1e-9), key
+
+
+def test_a_function_called_by_every_thread_of_a_region_is_shared_by_the_team(tmp_path, monkeypatch):
+    """work() is called inside omp parallel, its loop outside the region's text: its ops per thread
+    are its total over T (they were every thread's), exact at 8x on 2 threads."""
+    assert_exact_on_two_threads(REAL / "orphan.c", tmp_path, monkeypatch)
+    model = json.loads((tmp_path / "m.json").read_text())
+    (body,) = [i for i in model["items"] if i["kind"] == "block" and i["function"] == "work" and i["line"] == 12]
+    ops, total = (sp.sympify(body["counts"][key]["text"]) for key in ("ops", "ops_total"))
+    assert sp.simplify(ops * sp.Symbol("T") - total) == 0 and total != 0
 
 
 def assert_exact_on_two_threads(source: Path, folder: Path, monkeypatch) -> None:
