@@ -90,6 +90,15 @@ class Macro:
         return self.params is not None and "..." not in self.params and "#" not in self.value
 
 
+def substitute(params: tuple[str, ...] | list[str], args: list[str], body: str) -> str | None:
+    """``body`` with each of ``params`` replaced by its argument text, as the preprocessor expands a
+    function-like macro (no rescanning); None when the arguments do not match the parameters."""
+    if len(args) != len(params):
+        return None
+    values = dict(zip(params, args, strict=True))
+    return re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), body)
+
+
 @dataclass
 class Preprocessed:
     text: str  # the preprocessed text pycparser parses

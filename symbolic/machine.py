@@ -73,7 +73,7 @@ class Machine:
     @classmethod
     def detect(cls) -> Machine:
         """This machine, from sysfs and sysconf (typical defaults where they are not readable)."""
-        caches, line, sharing = _sysfs_caches()
+        caches, line, sharing, _ = _sysfs_caches()
         page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
         memory = page * os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 8 << 30
         l1 = caches.get(1, 32 << 10)
@@ -90,25 +90,15 @@ def cache_levels() -> dict[int, int]:
 def cache_ways() -> dict[int, int]:
     """This machine's data caches' associativity from sysfs, level -> ways (empty where sysfs does
     not say; a fully associative cache reports 0 and is left out)."""
-    ways: dict[int, int] = {}
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
-    for index in sorted(base.glob("index*")) if base.exists() else []:
-        try:
-            level = int((index / "level").read_text())
-            kind = (index / "type").read_text().strip()
-            count = int((index / "ways_of_associativity").read_text())
-        except (OSError, ValueError):
-            continue
-        if kind in ("Data", "Unified") and count > 0:
-            ways[level] = count
-    return ways
+    return _sysfs_caches()[3]
 
 
-def _sysfs_caches() -> tuple[dict[int, int], int, dict[int, int]]:
-    """Data caches from sysfs (level -> bytes), the line size (64 where sysfs does not say) and how
-    many CPUs share each level."""
+def _sysfs_caches() -> tuple[dict[int, int], int, dict[int, int], dict[int, int]]:
+    """Data caches from sysfs (level -> bytes), the line size (64 where sysfs does not say), how
+    many CPUs share each level and each level's ways (where sysfs says, and not 0)."""
     caches: dict[int, int] = {}
     sharing: dict[int, int] = {}
+    ways: dict[int, int] = {}
     line = 64
     base = Path("/sys/devices/system/cpu/cpu0/cache")
     for index in sorted(base.glob("index*")) if base.exists() else []:
@@ -122,7 +112,18 @@ def _sysfs_caches() -> tuple[dict[int, int], int, dict[int, int]]:
         if kind in ("Data", "Unified"):
             caches[level] = size
             sharing[level] = _cpus(index / "shared_cpu_list")
-    return caches, line, sharing
+            count = _number(index / "ways_of_associativity")
+            if count:
+                ways[level] = count
+    return caches, line, sharing, ways
+
+
+def _number(path: Path) -> int:
+    """The integer a sysfs file holds; 0 where it cannot be read."""
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return 0
 
 
 def _cpus(path: Path) -> int:

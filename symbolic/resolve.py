@@ -11,13 +11,13 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import sympy as sp
 
 from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, LoopDescriptor, ParamDescriptor, UnitDescriptors
+from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy
 from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
 
@@ -151,10 +151,7 @@ class Resolver:
         ``args`` (each parameter replaced by its argument, as the preprocessor does), or None when
         ``name`` is no such macro or the arguments do not match its parameters."""
         macro = self.unit.data.function_macros.get(name)
-        if macro is None or len(macro["params"]) != len(args):
-            return None
-        values = dict(zip(macro["params"], args, strict=True))
-        return re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro["body"])
+        return None if macro is None else substitute(macro["params"], args, macro["body"])
 
     def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
         """The value of a call of a user function whose body is ``return expr;``."""
@@ -192,16 +189,20 @@ class Resolver:
             if call.function != self.function or call.line > self.line:
                 continue
             positions = [i for i, a in enumerate(call.args) if a.replace(" ", "").lstrip("&") == root]
-            for unit in self.unit.peers:
-                for index, function in enumerate(unit.functions):
-                    if function.name != call.callee:
-                        continue
-                    for position in positions:
-                        if position < len(function.params):
-                            variable = function.params[position] + name[len(root):]
-                            found |= {parameter_symbol(p) for p in unit.params
-                                      if p.variable == variable and p.function == index}
+            for unit, index, function in self._definitions(call.callee):
+                for position in positions:
+                    if position < len(function.params):
+                        variable = function.params[position] + name[len(root):]
+                        found |= {parameter_symbol(p) for p in unit.params
+                                  if p.variable == variable and p.function == index}
         return found.pop() if len(found) == 1 else None
+
+    def _definitions(self, name: str):
+        """(unit, index, descriptor) of every function of the program called ``name``."""
+        for unit in self.unit.peers:
+            for index, function in enumerate(unit.functions):
+                if function.name == name:
+                    yield unit, index, function
 
     def _out_argument(self, name: str) -> sp.Expr | None:
         """A local (not a parameter candidate) the function gives its value by passing its address to a call, before this point
@@ -220,24 +221,23 @@ class Resolver:
             raise Unresolved(f"'{name}' is set through its address by calls (line {passing[0].line})")
         call = passing[0]
         position = next(i for i, a in enumerate(call.args) if a.replace(" ", "") == f"&{name}")
-        for unit in self.unit.peers:
-            for index, function in enumerate(unit.functions):
-                if function.name != call.callee or position >= len(function.params):
-                    continue
-                target = f"*{function.params[position]}"
-                sets = [a for a in function.assignments if a.variable in (target, f"{function.params[position]}[0]")]
-                sub = Resolver(unit, index, None, function.line, self.param_symbols)
-                sub.depth = self.depth + 1
-                straight = function.inlined_ops is not None  # a straight-line function: every statement runs
-                if len(sets) != 1 or sets[0].op != "=" or sets[0].loop is not None or (
-                        not straight and sub._conditional(sets[0].block)):
-                    raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
-                sub.line = sets[0].line
-                value = to_sympy(sets[0].text, sub)
-                at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
-                at_call.depth = self.depth + 1
-                formals = formal_arguments(function.name, function.params, call.args, value.free_symbols)
-                return value.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
+        for unit, index, function in self._definitions(call.callee):
+            if position >= len(function.params):
+                continue
+            target = f"*{function.params[position]}"
+            sets = [a for a in function.assignments if a.variable in (target, f"{function.params[position]}[0]")]
+            sub = Resolver(unit, index, None, function.line, self.param_symbols)
+            sub.depth = self.depth + 1
+            straight = function.inlined_ops is not None  # a straight-line function: every statement runs
+            if len(sets) != 1 or sets[0].op != "=" or sets[0].loop is not None or (
+                    not straight and sub._conditional(sets[0].block)):
+                raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
+            sub.line = sets[0].line
+            value = to_sympy(sets[0].text, sub)
+            at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
+            at_call.depth = self.depth + 1
+            formals = formal_arguments(function.name, function.params, call.args, value.free_symbols)
+            return value.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
         raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
 
     def _global_value(self, name: str) -> sp.Expr | None:

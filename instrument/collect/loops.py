@@ -11,6 +11,7 @@ from pycparser import c_ast
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.loopplan import LoopPlan, LoopPlanning
+from perfeq.instrument.collect.walk import find
 from perfeq.instrument.opcount import ZERO, OpCount
 from perfeq.instrument.source import SourceError
 
@@ -169,4 +170,4 @@ _COUNTING = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_as
 
 def _straight_line(node: c_ast.Node) -> bool:
     """A loop body with no statement or expression that gets a counting hook of its own."""
-    return not isinstance(node, _COUNTING) and all(_straight_line(child) for child in node)
+    return next(find(node, *_COUNTING), None) is None

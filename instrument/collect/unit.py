@@ -21,7 +21,7 @@ from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.walk import element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
-from perfeq.instrument.preprocess import Macro
+from perfeq.instrument.preprocess import Macro, substitute
 from perfeq.instrument.source import SourceText
 
 # depths of expression hooks (UnitCollector.wrap): above any statement nesting, longer spans outside
@@ -305,8 +305,7 @@ class UnitCollector:
         if not self.in_main(decl):
             return None
         line, tokens = decl.coord.line, self.src.tokens
-        lines = [t.line for t in tokens]
-        for i in range(bisect.bisect_left(lines, line), len(tokens) - 2):
+        for i in range(bisect.bisect_left(tokens, line, key=lambda t: t.line), len(tokens) - 2):
             if tokens[i].line > line + 2:
                 break
             if (tokens[i].text in self.build_function_macros and tokens[i + 1].text == "("
@@ -322,10 +321,9 @@ class UnitCollector:
         macro = self.build_function_macros[tokens[index - 2].text]
         close = self.src.match_bracket(index - 1)
         args = [self.src.text_of(a, b) for a, b in self.src.split_top(index, close - 1, ",")]
-        if macro.params is None or len(args) != len(macro.params):
+        body = substitute(macro.params, args, macro.value) if macro.params is not None else None
+        if body is None:
             return None
-        values = dict(zip(macro.params, args, strict=True))
-        body = re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro.value)
         found = re.match(rf"\s*{re.escape(name)}\s*((?:\[[^\[\]]*(?:\([^()]*\)[^\[\]]*)*\])+)\s*$", body)
         if not found:
             return None
@@ -342,10 +340,8 @@ class UnitCollector:
         def call(match: re.Match) -> str:
             macro = self.build_function_macros[match.group(1)]
             args = [a.strip() for a in match.group(2).split(",")]
-            if macro.params is None or len(args) != len(macro.params):
-                return match.group(0)
-            values = dict(zip(macro.params, args, strict=True))
-            return re.sub(r"\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), macro.value)
+            expanded = substitute(macro.params, args, macro.value) if macro.params is not None else None
+            return match.group(0) if expanded is None else expanded
 
         for _ in range(8):
             before = text

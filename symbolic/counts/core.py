@@ -15,7 +15,7 @@ from perfeq.symbolic.counts.base import ContextCounts, Fallback
 from perfeq.symbolic.counts.branches import Branches
 from perfeq.symbolic.counts.comm import CommCounts
 from perfeq.symbolic.counts.trips import LoopTrips
-from perfeq.symbolic.observe import ContextObservation
+from perfeq.symbolic.observe import ContextObservation, called_in_team
 from perfeq.symbolic.resolve import Resolver, UnitView, formal_arguments
 from perfeq.symbolic.symbols import T
 
@@ -145,16 +145,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
     def _in_team(self, ctx, unit: UnitView, block_id: int) -> bool:
         """Whether a team of threads runs the code of ``block_id`` in context ``ctx``: the block is
         lexically in a parallel region, or a call on the way to the context stands in one."""
-        if unit.blocks[block_id].in_parallel:
-            return True
-        while ctx.parent is not None and ctx.parent.unit in self.units:
-            punit = self.units[ctx.parent.unit]
-            if ctx.site is None or not 0 <= ctx.site < len(punit.data.calls):
-                return False
-            if punit.blocks[punit.data.calls[ctx.site].block].in_parallel:
-                return True
-            ctx = ctx.parent
-        return False
+        return unit.blocks[block_id].in_parallel or called_in_team(self.run.units, ctx)
 
     @staticmethod
     def _shared_by_team(unit: UnitView, loop) -> bool:
