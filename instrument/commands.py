@@ -28,12 +28,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compiler wrapper: instrument, compile and link with the runtime",
         description="Instrument every .c file of a compile line into a build folder, compile the "
         "instrumented copies with your compiler and flags, and link the perfeq runtime. "
-        "Example: perfeq cc -- mpicc -O2 prog.c -o prog -lm",
+        "Example: perfeq cc mpicc -O2 prog.c -o prog -lm (a -- before the compiler is allowed)",
     )
     c.add_argument("--build-dir", type=Path, default=Path("perfeq-build"), help="where instrumented copies go")
     c.add_argument("--param", action="append", metavar="SYMBOL=var", help="name a problem-size parameter")
     c.add_argument("-v", "--verbose", action="store_true", help="print the compile command")
-    c.add_argument("command", nargs="*", help="-- then the compile command")
+    c.add_argument("command", nargs=argparse.REMAINDER, help="the compile command (optionally after --)")
     c.set_defaults(func=run_cc)
 
 

@@ -87,10 +87,18 @@ typedef struct perfeq_unit {
     int registered;               /* runtime use */
 } perfeq_unit_t;
 
-/* The first member of every context, the only one instrumented code reads (the rest is the
- * library's): its counter array, so that a function's entry costs one library call. */
+/* The first members of every context, the only ones instrumented code reads or writes (the rest is
+ * the library's): its counter array, and what the inline entry (perfeq__enter_inline) needs to
+ * enter the child a context entered last again without a library call. */
 typedef struct perfeq_ctx_head {
     perfeq_count_t *counts;
+    struct perfeq_ctx *last_hit;        /* the child entered last from this context (or NULL) */
+    struct perfeq_unit *unit;           /* the function's unit and index (unit NULL: no function) */
+    struct perfeq_unit *caller_unit;    /* the call site it was entered from (NULL, -1: unknown) */
+    int func;
+    int site;
+    int alias;                          /* a recursive call: the library enters an ancestor */
+    perfeq_count_t calls;               /* entries */
 } perfeq_ctx_head_t;
 
 /* Statistics of one value slot in one context. */
@@ -215,9 +223,41 @@ static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const cha
         perfeq_call_site(unit, site, callee);
     }
 }
+/* Entering a function: when the caller's context entered this function's context last time, from
+ * the call site announced now (or, with nothing announced in the caller's frame, from an unknown
+ * site: a callback from a library), it is pushed here; anything else is the library's (perfeq_enter,
+ * which also tries its cache of recent contexts).  A tiny function called millions of times (a
+ * comparator, a message handler) then costs a few loads and compares on entry, not a call.  The
+ * name is the unit table's own string, as in the announcement. */
+static __inline__ perfeq_ctx_t *perfeq__enter_inline(perfeq_unit_t *unit, int func)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    perfeq_ctx_head_t *c;
+    if (h && perfeq_recording && h->depth > 0 && h->depth < h->capacity) {
+        c = (perfeq_ctx_head_t *)((perfeq_ctx_head_t *)h->stack[h->depth - 1])->last_hit;
+        if (c && c->unit == unit && c->func == func && !c->alias) {
+            int announced = h->ncalls > 0 && h->calls[h->ncalls - 1].depth >= h->depth;
+            if (!announced && !c->caller_unit && c->site == -1)
+                goto hit;
+            if (announced) {
+                const perfeq_call_note_t *call = &h->calls[h->ncalls - 1];
+                if (call->depth == h->depth && call->callee == unit->funcs[func].name
+                    && call->unit == c->caller_unit && call->site == c->site) {
+                    h->ncalls--;
+                    goto hit;
+                }
+            }
+        }
+    }
+    return perfeq_enter(unit, func);
+hit:
+    h->stack[h->depth++] = (perfeq_ctx_t *)c;
+    c->calls++;
+    return (perfeq_ctx_t *)c;
+}
 #define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
     perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq__leave_inline))) =                     \
-        perfeq_enter(&(unit), (func));                                                           \
+        perfeq__enter_inline(&(unit), (func));                                                   \
     perfeq_count_t *perfeq__c __attribute__((unused)) = ((perfeq_ctx_head_t *)perfeq__x)->counts;
 #else
 #error "perfeq: the instrumented source needs a compiler with __attribute__((cleanup)) (GCC, Clang, Intel, NVHPC)"

@@ -47,7 +47,8 @@ def mpi_program(folder: Path, *sources: Path):
     """``perfeq cc`` of an MPI program's ``sources`` (mpicc -O1); returns ``run(procs, n, name)``,
     which records ``prog n`` on ``procs`` processes into ``folder/name``."""
     binary = folder / "prog"
-    assert cli.main(["cc", "--build-dir", str(folder / "build"), "--", find_mpi().mpicc, "-O1",
+    # the compiler right after perfeq cc's own options, as with scorep mpicc (no --)
+    assert cli.main(["cc", "--build-dir", str(folder / "build"), find_mpi().mpicc, "-O1",
                      *map(str, sources), "-o", str(binary)]) == 0
 
     def run(procs: int, n: int, name: str) -> Path:
