@@ -16,7 +16,7 @@ Messages come from the MPI wrappers' records through the call table's algorithms
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,11 +25,11 @@ from typing import Any
 from perfeq.errors import TraceError, UsageError
 from perfeq.instrument.descriptors import BlockDescriptor, LoopDescriptor, UnitDescriptors, read_descriptors
 from perfeq.runtime.mpi.calls import MPI_CALLS
-from perfeq.runtime.trace import MPIRecord, RankTrace, Trace, Unit
+from perfeq.runtime.trace import Context, MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.linking import link_units
 from perfeq.symbolic.messages import MessageCounts, message_counts
-from perfeq.symbolic.observe import RunObservation, called_in_team
+from perfeq.symbolic.observe import RunObservation, called_in_team, calls_in_team
 
 
 # ---- the chi of a run (the model's ground truth) ---------------------------------------------------
@@ -121,23 +121,26 @@ class UnitCosts:
         """Every thread's operations in one context of ``function``."""
         return self.ops(function, counters, calls).ops_total
 
-    def ops(self, function: str, counters: dict[int, int], calls: int, threads: int = 1) -> OpCounts:
-        """Operations of one context of ``function`` with these counters and calls."""
+    def ops(self, function: str, counters: dict[int, int], calls: int, threads: int = 1,
+            team: bool = False) -> OpCounts:
+        """Operations of one context of ``function`` with these counters and calls (``team``: every
+        thread of a parallel region runs it, chi's ``block_item``)."""
         ops = total = 0.0
-        for item in self._items(function, counters, calls, max(threads, 1)):
+        for item in self._items(function, counters, calls, max(threads, 1), team):
             total += item.counts["ops_total"]
             ops += item.counts["ops"]
         return OpCounts(ops, total)
 
-    def _items(self, function: str, counters: dict[int, int], calls: int, threads: int) -> list[chimod.Item]:
+    def _items(self, function: str, counters: dict[int, int], calls: int, threads: int,
+               team: bool = False) -> list[chimod.Item]:
         parts = self.functions.get(function)
         if parts is None:
             return []
-        items = [chimod.block_item(self.unit, block, _count(counters, calls, block.slot), function, threads)
+        items = [chimod.block_item(self.unit, block, _count(counters, calls, block.slot), function, threads, team)
                  for block in parts.blocks]
         for loop, body_slot in parts.loops:
             entries, iterations = _count(counters, calls, loop.entry_slot), _count(counters, calls, body_slot)
-            items.append(chimod.loop_item(self.unit, loop, entries, iterations, function, threads))
+            items.append(chimod.loop_item(self.unit, loop, entries, iterations, function, threads, team))
         return items
 
 
@@ -301,7 +304,8 @@ def count_rank(rank: RankTrace, notes: list[str], where: str = "trace",
         if costs_of_unit is None or counts.ops is None or counts.ops_total is None:
             counts.ops = counts.ops_total = None
         else:
-            ops = costs_of_unit.ops(rank.function(context).name, context.counters, context.calls, threads)
+            ops = costs_of_unit.ops(rank.function(context).name, context.counters, context.calls, threads,
+                                    threads > 1 and calls_in_team(_call_chain(rank, costs, context)))
             counts.ops += ops.ops
             counts.ops_total += ops.ops_total
         records.extend(context.mpi)
@@ -313,6 +317,15 @@ def count_rank(rank: RankTrace, notes: list[str], where: str = "trace",
         counts.bytes += item.bytes_sent
         counts.sent += item.messages
     return counts
+
+
+def _call_chain(rank: RankTrace, costs: dict[int, UnitCosts | None],
+                context: Context | None) -> Iterator[tuple[UnitDescriptors | None, int | None]]:
+    """The call sites on the way up from ``context`` (innermost first), as (unit, site)."""
+    while context is not None and context.parent is not None:
+        caller = costs.get(context.caller_unit) if context.caller_unit is not None else None
+        yield (caller.unit if caller is not None else None), context.site
+        context = rank.contexts.get(context.parent)
 
 
 def count_trace(trace: Trace) -> TraceCounts:

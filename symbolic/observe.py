@@ -8,6 +8,7 @@ counters per rank.  It is built by :func:`from_trace` from the one context tree 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,12 +134,21 @@ def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObserv
 def called_in_team(units: dict[str, UnitDescriptors], ctx: ContextObservation) -> bool:
     """Whether a call on the way to context ``ctx`` stands in a parallel region (every thread of a
     team runs the context: NPB EP's ``vranlc`` called in ``omp parallel``)."""
-    while ctx.parent is not None:
-        punit = units.get(ctx.parent.unit)
-        if punit is None or ctx.site is None or not 0 <= ctx.site < len(punit.calls):
+    def chain() -> Iterator[tuple[UnitDescriptors | None, int | None]]:
+        node = ctx
+        while node.parent is not None:
+            yield units.get(node.parent.unit), node.site
+            node = node.parent
+    return calls_in_team(chain())
+
+
+def calls_in_team(chain: Iterable[tuple[UnitDescriptors | None, int | None]]) -> bool:
+    """Whether one of the call sites ``(unit, site)`` on the way up from a context (innermost first)
+    stands in a parallel region; an unknown one ends the walk."""
+    for unit, site in chain:
+        if unit is None or site is None or not 0 <= site < len(unit.calls):
             return False
-        block = punit.calls[ctx.site].block
-        if block is not None and 0 <= block < len(punit.blocks) and punit.blocks[block].in_parallel:
+        block = unit.calls[site].block
+        if block is not None and 0 <= block < len(unit.blocks) and unit.blocks[block].in_parallel:
             return True
-        ctx = ctx.parent
     return False
