@@ -536,3 +536,41 @@ def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
     procs = sorted(per)
     pieces = [(next(iter(per[p])), sp.Eq(P, int(p))) for p in procs[:-1]]
     return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))
+
+
+def per_process_ratio(samples: list[tuple[float, sp.Expr]]) -> tuple[sp.Expr, str] | None:
+    """The true ratio of a data-dependent conditional that depends on the process count: (P, ratio)
+    samples from runs at two or more P that differ between the P far more than at one P (sizes
+    move a hash's share a little).  ``a + b / P`` through the mean ratio at each P when it holds
+    them (an owner test ``owner == rank``: 1 / P; ``me != root``: 1 - 1 / P; both exact at any P
+    from P = 1, 2), else one mean per P measured, the largest P's beyond; with a note.  None when
+    the ratio does not vary with P, or varies as much at one P."""
+    per: dict[float, list[sp.Expr]] = {}
+    for procs, value in samples:
+        per.setdefault(procs, []).append(sp.Rational(value))
+    if len(per) < 2:
+        return None
+    means = {procs: sum(values, sp.Integer(0)) / len(values) for procs, values in sorted(per.items())}
+    within = max(float(max(values) - min(values)) for values in per.values())
+    between = float(max(means.values()) - min(means.values()))
+    if between == 0 or within > 0.1 * between:
+        return None
+    shown = ", ".join(f"{mean if len(set(per[procs])) == 1 else f'{float(mean):.4g}'} at P = {int(procs)}"
+                      for procs, mean in means.items())
+    procs = list(means)
+    design = np.array([[1.0, 1.0 / p] for p in procs])
+    (a, b), *_ = np.linalg.lstsq(design, np.array([float(means[p]) for p in procs]), rcond=None)
+    if len(procs) == 2:  # exact through the two
+        p1, p2 = (sp.Integer(int(p)) for p in procs)
+        b = (means[procs[0]] - means[procs[1]]) / (1 / p1 - 1 / p2)
+        a = means[procs[0]] - b / p1
+    else:
+        a, b = (sp.nsimplify(float(x), rational=True, tolerance=1e-12) for x in (a, b))
+    form = a + b / P
+    if all(abs(float(form.subs(P, int(p)) - means[p])) <= 0.01 for p in procs):
+        if not (0 <= a <= 1 and 0 <= a + b <= 1):
+            form = sp.Max(0, sp.Min(1, form))
+        return form, f"{shown}: {sp.nsimplify(form, tolerance=1e-3, rational=True)} (a + b/P through them)"
+    pieces = [(means[p], sp.Eq(P, int(p))) for p in procs[:-1]]
+    return (sp.Piecewise(*pieces, (means[procs[-1]], True)),
+            f"{shown} (the largest P's beyond {int(procs[-1])})")

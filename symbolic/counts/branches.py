@@ -12,7 +12,7 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_condition
-from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_count
+from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
 
 
@@ -44,22 +44,22 @@ class Branches(CountBase):
             self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", reason))
 
     def _measured_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr:
-        """The true ratio the runs measured: the first run's, or one per process count when the
-        runs measured one ratio at each P and not the same at all (a branch that only runs on more
+        """The true ratio the runs measured: the first run's, or a function of the process count when
+        the runs at different P measured different ratios and the runs at one P about the same (a
+        branch on the owner of an item, ``if (owner == rank)``; a branch that only runs on more
         processes: ``if (my_ID != root)`` in a ring broadcast on a sub-communicator never runs on
-        one process), the largest P's beyond the P measured."""
+        one process): per_process_ratio."""
         measured = []  # (P, true ratio) of every run holding this context, the first run's first
         for run, node in self._same_context(ctx):
             evaluated = node.summed(unit.blocks[cond.block].slot) if cond.block is not None else 0
             measured.append((run.nranks, sp.Rational(node.summed(block.slot), evaluated) if evaluated else None))
         samples = [(procs, ratio) for procs, ratio in measured if ratio is not None]
-        by_procs = per_process_count(samples)
+        by_procs = per_process_ratio(samples)
         if by_procs is not None:
-            self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", (
-                "its true ratio differs with the process count: "
-                + ", ".join(f"{ratio} at P = {procs}" for procs, ratio in sorted(set(samples)))
-                + f" (the largest P's beyond {max(procs for procs, _ in samples)})")))
-            return by_procs
+            form, note = by_procs
+            self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional",
+                                           f"its true ratio differs with the process count: {note}"))
+            return form
         return measured[0][1] if measured[0][1] is not None else sp.Integer(0)
 
     def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:

@@ -325,6 +325,11 @@ class CommCounts(CountBase):
                 result, _ = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note)
         if result is not None:
             return result
+        per_call = self._measured_per_call(ctx, unit, comm, records)
+        if per_call is not None:
+            self.fallbacks.append(Fallback(where, "measured", "communication", f"{reason}: messages and bytes per "
+                                           "call as measured, times the calls modelled"))
+            return per_call
         measured = []
         for r in range(self.run.nranks):
             total = None
@@ -337,6 +342,26 @@ class CommCounts(CountBase):
         n = self.run.nranks
         return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
                      for key in ("sent", "bytes_sent", "critical"))
+
+    def _measured_per_call(self, ctx, unit: UnitView, comm: CommDescriptor, records: list) -> tuple | None:
+        """(sent, bytes, critical) per call as ``records`` measured them (the first run's, or one
+        where the site ran), times the calls of the site's block as modelled: a send whose partner
+        or size is data scales with the calls and vanishes where its block does (on one process, a
+        buffer flushed to another rank).  Not checked against the run: the calls are the block's,
+        whose own model the self-check holds to the runs.  None without calls or a block."""
+        calls = sum(rec.calls for rec in records)
+        if not calls or comm.block is None:
+            return None
+        total = None
+        for rec in records:
+            counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                    comm_rank=rec.comm_rank, root=rec.root)
+            total = counts if total is None else total + counts
+        try:
+            return tuple(self.total(ctx, unit, comm.block, sp.Rational(getattr(total, key), calls))
+                         for key in ("sent", "bytes_sent", "critical"))
+        except Unresolved:
+            return None
 
     def _modelled_comm(self, ctx, unit: UnitView, comm: CommDescriptor, resolver: Resolver, records: list,
                        fitted: sp.Expr | None, fit_note: str) -> tuple[tuple | None, str]:

@@ -907,3 +907,23 @@ def test_openmp_pragmas_written_by_macros_in_included_kernels(tmp_path, monkeypa
     included .c (HPGMG-FV): the loop's braces and hooks open before the macro, so the pragma still
     stands right before its ``for``; exact on 1 and 2 threads and at 8x."""
     assert_exact_on_two_threads(REAL / "unity" / "pragmas.c", tmp_path, monkeypatch)
+
+
+def test_an_owner_test_keeps_its_share_as_a_function_of_p(tmp_path):
+    """tests/c/real/owner.c (Graph500's aml_send): an item is handled locally when its owner, a
+    hash modulo P, is this rank, else buffered for its owner and sent when the buffer is full.  The
+    local share is 1 at P = 1 and about 1/2 at P = 2; a + b/P through them is 1/P, which holds at
+    P = 4 (the largest P's ratio, 1/2, sent a third too few messages there).  The flushes' messages
+    per call are data (the buffer's fill), so they are the calls modelled times the messages per call
+    measured, not the training run's constant (which held at no other size)."""
+    run = mpi_program(tmp_path, REAL / "owner.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (2000, 4000) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("1 at P = 1, 1/2 at P = 2: 1/P (a + b/P through them)" in f for f in data["fallbacks"]), \
+        data["fallbacks"]
+    big = run(4, 16000, "big.trace")
+    measured = measured_counts(from_trace(big))["total"]
+    predicted = load_model(tmp_path / "m.json").counts({"n": 16000}, 4, 1)["total"]
+    for key in ("sent", "bytes"):
+        assert predicted[key] == pytest.approx(measured[key], rel=0.05), key
