@@ -30,7 +30,7 @@ class CompileLine:
     @classmethod
     def parse(cls, command: list[str]) -> CompileLine:
         if not command:
-            raise UsageError("perfeq cc needs a compile command after --, e.g. perfeq cc -- mpicc prog.c -o prog")
+            raise UsageError("perfeq cc needs a compile command, e.g. perfeq cc mpicc prog.c -o prog")
         compiler, args = [command[0]], list(command[1:])
         sources = []
         skip = False
