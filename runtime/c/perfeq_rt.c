@@ -664,29 +664,6 @@ static perfeq_ctx_t *perfeq__enter_again(perfeq__thread_t *t, perfeq_unit_t *uni
     return c;
 }
 
-/* The other common call: no call was announced in the caller's frame (a callback from a library,
- * qsort's comparator, or a call from a function without call-site hooks), and the callee's context
- * is the caller's last child, as the slow path would find it.  mpitutorial's bin.c: qsort's
- * comparator, 88 million calls, took 2.3x the plain run through the slow path. */
-static perfeq_ctx_t *perfeq__enter_unannounced(perfeq__thread_t *t, perfeq_unit_t *unit, int func)
-{
-    perfeq_ctx_t *node, *c;
-
-    if (t->hot.depth == 0 || t->hot.depth == t->hot.capacity)
-        return NULL;
-    if (t->hot.ncalls > 0 && t->hot.calls[t->hot.ncalls - 1].depth >= t->hot.depth)
-        return NULL;
-    node = t->hot.stack[t->hot.depth - 1];
-    c = node->last_hit;
-    if (!c || !perfeq__same_ctx(c, unit, func, NULL, -1))
-        return NULL;
-    if (c->alias)
-        c = c->real;
-    t->hot.stack[t->hot.depth++] = c;
-    c->calls++;
-    return c;
-}
-
 /* Kept out of line, so that the common paths of the hooks save no registers (GCC and Clang). */
 #if defined(__GNUC__) || defined(__clang__)
 #define PERFEQ__COLD __attribute__((noinline, cold))
@@ -701,8 +678,7 @@ perfeq_ctx_t *perfeq_enter(perfeq_unit_t *unit, int func)
     perfeq__thread_t *t = perfeq__self;
     perfeq_ctx_t *c;
 
-    if (t && perfeq__state == PERFEQ__RECORDING
-        && ((c = perfeq__enter_again(t, unit, func)) || (c = perfeq__enter_unannounced(t, unit, func))))
+    if (t && perfeq__state == PERFEQ__RECORDING && (c = perfeq__enter_again(t, unit, func)))
         return c;
     return perfeq__enter_slow(unit, func);
 }

@@ -225,8 +225,8 @@ static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const cha
 }
 /* Entering a function: when the caller's context entered this function's context last time, from
  * the call site announced now (or, with nothing announced in the caller's frame, from an unknown
- * site: a callback from a library), it is pushed here; anything else is the library's (perfeq_enter,
- * which also tries its cache of recent contexts).  A tiny function called millions of times (a
+ * site: a callback from a library), it is pushed here; anything else is the library's (perfeq_enter:
+ * its cache of recent contexts, recursive calls, the first call).  A tiny function called millions of times (a
  * comparator, a message handler) then costs a few loads and compares on entry, not a call.  The
  * name is the unit table's own string, as in the announcement. */
 static __inline__ perfeq_ctx_t *perfeq__enter_inline(perfeq_unit_t *unit, int func)
@@ -236,16 +236,14 @@ static __inline__ perfeq_ctx_t *perfeq__enter_inline(perfeq_unit_t *unit, int fu
     if (h && perfeq_recording && h->depth > 0 && h->depth < h->capacity) {
         c = (perfeq_ctx_head_t *)((perfeq_ctx_head_t *)h->stack[h->depth - 1])->last_hit;
         if (c && c->unit == unit && c->func == func && !c->alias) {
-            int announced = h->ncalls > 0 && h->calls[h->ncalls - 1].depth >= h->depth;
-            if (!announced && !c->caller_unit && c->site == -1)
-                goto hit;
-            if (announced) {
-                const perfeq_call_note_t *call = &h->calls[h->ncalls - 1];
-                if (call->depth == h->depth && call->callee == unit->funcs[func].name
-                    && call->unit == c->caller_unit && call->site == c->site) {
-                    h->ncalls--;
+            const perfeq_call_note_t *call = h->ncalls > 0 ? &h->calls[h->ncalls - 1] : 0;
+            if (!call || call->depth < h->depth) { /* nothing announced in the caller's frame */
+                if (!c->caller_unit && c->site == -1)
                     goto hit;
-                }
+            } else if (call->depth == h->depth && call->callee == unit->funcs[func].name
+                       && call->unit == c->caller_unit && call->site == c->site) {
+                h->ncalls--;
+                goto hit;
             }
         }
     }

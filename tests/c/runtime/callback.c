@@ -1,8 +1,9 @@
 /* callback.c -- perfeq runtime test: a function entered through a library callback (qsort's
- * comparator: no call announced in the caller's frame), directly from a call site, and through a
- * function pointer, and through qsort from main's own frame, in turn, so that the entry's fast paths (the caller's last child, announced
- * or not) would show a confusion of the contexts.  Prints the comparisons qsort made from sort()
- * from pair_sort() and from main().  Usage: callback N
+ * comparator: no call announced in the caller's frame), directly from two call sites in a row,
+ * through a function pointer, and through qsort from main's own frame, in turn, so that the
+ * entry's fast paths (the caller's last child, announced or not) would show a confusion of the
+ * contexts.  Prints the comparisons qsort made from sort(), from pair_sort() and from main().
+ * Usage: callback N
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,13 +50,14 @@ int main(int argc, char **argv)
         pair[0] = v[i];
         pair[1] = v[i - 1];
         s += PERFEQ_CALLED(perfeq__unit, 2, "cmp", cmp(&v[i - 1], &v[i]));
+        s += PERFEQ_CALLED(perfeq__unit, 5, "cmp", cmp(&v[i], &v[i - 1])); /* the same but for the site */
         PERFEQ_CALLED(perfeq__unit, 4, "pair_sort", pair_sort(pair));
         s += PERFEQ_CALLED(perfeq__unit, 3, NULL, through(&v[i], &v[i - 1]));
         before = ncmp;
         qsort(pair, 2, sizeof *pair, cmp); /* from main's own frame, right after its site 3 */
         direct += ncmp - before;
     }
-    paired = ncmp - direct - 2 * (n - 1);
+    paired = ncmp - direct - 3 * (n - 1);
     printf("%ld %ld %ld %d\n", sorted, paired, direct, s);
     free(v);
     return 0;
