@@ -28,7 +28,7 @@ from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.runtime.trace import Context, MPIRecord, RankTrace, Trace, Unit
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic.linking import link_units
-from perfeq.symbolic.messages import MessageCounts, message_counts
+from perfeq.symbolic.messages import MessageCounts, message_counts, summed_messages
 from perfeq.symbolic.observe import RunObservation, called_in_team, calls_in_team
 
 
@@ -68,10 +68,7 @@ def run_items(run: RunObservation, rank: int) -> list[chimod.Item]:
         for comm in unit.comms:
             if comm.function != fn:
                 continue
-            total = MessageCounts()
-            for rec in ctx.mpi.get(rank, {}).get(comm.id, []):
-                total = total + message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes,
-                                               comm_size=rec.comm_size, comm_rank=rec.comm_rank, root=rec.root)
+            total = summed_messages(ctx.mpi.get(rank, {}).get(comm.id, []))
             items.append(chimod.comm_item(unit, comm, total.sent, total.bytes_sent, total.critical, label))
     return items
 

@@ -48,7 +48,7 @@ floor(elements * :data:`OTHERS_SHARE`), the blocks for the others if the blocks 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from perfeq.runtime.mpi.calls import MPI_CALLS
@@ -247,3 +247,13 @@ def message_counts(call: str, *, calls: int, nbytes: int, comm_size: int | None,
         bytes_sent=model.blocks(p, v) * nbytes,
         critical=calls * model.critical(p),
     )
+
+
+def summed_messages(records: Iterable) -> MessageCounts:
+    """The messages of MPI call records (``call``, ``calls``, ``bytes``, ``comm_size``,
+    ``comm_rank``, ``root``: a trace's MPIRecord), summed."""
+    total = MessageCounts()
+    for rec in records:
+        total = total + message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
+                                       comm_rank=rec.comm_rank, root=rec.root)
+    return total

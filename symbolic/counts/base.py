@@ -558,14 +558,14 @@ def per_process_ratio(samples: list[tuple[float, sp.Expr]]) -> tuple[sp.Expr, st
     shown = ", ".join(f"{mean if len(set(per[procs])) == 1 else f'{float(mean):.4g}'} at P = {int(procs)}"
                       for procs, mean in means.items())
     procs = list(means)
-    design = np.array([[1.0, 1.0 / p] for p in procs])
-    (a, b), *_ = np.linalg.lstsq(design, np.array([float(means[p]) for p in procs]), rcond=None)
     if len(procs) == 2:  # exact through the two
         p1, p2 = (sp.Integer(int(p)) for p in procs)
         b = (means[procs[0]] - means[procs[1]]) / (1 / p1 - 1 / p2)
         a = means[procs[0]] - b / p1
-    else:
-        a, b = (sp.nsimplify(float(x), rational=True, tolerance=1e-12) for x in (a, b))
+    else:  # least squares
+        design = np.array([[1.0, 1.0 / p] for p in procs])
+        fitted, *_ = np.linalg.lstsq(design, np.array([float(means[p]) for p in procs]), rcond=None)
+        a, b = (sp.nsimplify(float(x), rational=True, tolerance=1e-12) for x in fitted)
     form = a + b / P
     if all(abs(float(form.subs(P, int(p)) - means[p])) <= 0.01 for p in procs):
         if not (0 <= a <= 1 and 0 <= a + b <= 1):

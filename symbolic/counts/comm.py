@@ -25,7 +25,7 @@ from perfeq.instrument.descriptors import CommDescriptor
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, _rational
-from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, message_counts, model_of, relative_rank
+from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank, summed_messages
 from perfeq.symbolic.resolve import Resolver, UnitView
 from perfeq.symbolic.symbols import RANK, P
 
@@ -330,18 +330,9 @@ class CommCounts(CountBase):
             self.fallbacks.append(Fallback(where, "measured", "communication", f"{reason}: messages and bytes per "
                                            "call as measured, times the calls modelled"))
             return per_call
-        measured = []
-        for r in range(self.run.nranks):
-            total = None
-            for rec in ctx.mpi.get(r, {}).get(comm.id, []):
-                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
-                                        comm_rank=rec.comm_rank, root=rec.root)
-                total = counts if total is None else total + counts
-            measured.append(total)
+        measured = summed_messages(rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, []))
         self.fallbacks.append(Fallback(where, "measured", "communication", reason))
-        n = self.run.nranks
-        return tuple(sp.Rational(sum(getattr(m, key) for m in measured if m), n)
-                     for key in ("sent", "bytes_sent", "critical"))
+        return tuple(sp.Rational(getattr(measured, key), self.run.nranks) for key in ("sent", "bytes_sent", "critical"))
 
     def _measured_per_call(self, ctx, unit: UnitView, comm: CommDescriptor, records: list) -> tuple | None:
         """(sent, bytes, critical) per call as ``records`` measured them (the first run's, or one
@@ -352,11 +343,7 @@ class CommCounts(CountBase):
         calls = sum(rec.calls for rec in records)
         if not calls or comm.block is None:
             return None
-        total = None
-        for rec in records:
-            counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
-                                    comm_rank=rec.comm_rank, root=rec.root)
-            total = counts if total is None else total + counts
+        total = summed_messages(records)
         try:
             return tuple(self.total(ctx, unit, comm.block, sp.Rational(getattr(total, key), calls))
                          for key in ("sent", "bytes_sent", "critical"))
@@ -459,16 +446,12 @@ class CommCounts(CountBase):
         reproduce the run's, summed over ranks."""
         want_sent = want_bytes = got_sent = got_bytes = 0.0
         for r in range(self.run.nranks):
-            sent = nbytes = 0
-            for rec in ctx.mpi.get(r, {}).get(comm.id, []):
-                counts = message_counts(rec.call, calls=rec.calls, nbytes=rec.bytes, comm_size=rec.comm_size,
-                                        comm_rank=rec.comm_rank, root=rec.root)
-                sent, nbytes = sent + counts.sent, nbytes + counts.bytes_sent
+            counts = summed_messages(ctx.mpi.get(r, {}).get(comm.id, []))
             values = self.values(self.run, r)
             one_sent, one_bytes = _number(result[0], values), _number(result[1], values)
             if one_sent is None or one_bytes is None:
                 return False
-            want_sent, want_bytes = want_sent + sent, want_bytes + nbytes
+            want_sent, want_bytes = want_sent + counts.sent, want_bytes + counts.bytes_sent
             got_sent, got_bytes = got_sent + one_sent, got_bytes + one_bytes
         return (abs(got_sent - want_sent) <= 1e-6 * max(1.0, want_sent)
                 and abs(got_bytes - want_bytes) <= bytes_tolerance * max(1.0, want_bytes))
