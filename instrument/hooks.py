@@ -61,7 +61,6 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_EXIT_DECL", ("v",)),
     Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
-    Macro("PERFEQ_COND", ("k", "cond"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_MPI", ("site",)),
 )}
@@ -153,11 +152,6 @@ def param(variable: str, access: str) -> str:
 def branch(predictor: int, where: str) -> Wrapper:
     """Around a condition (in parentheses): its branch predictor's slots."""
     return _opener("PERFEQ_BRANCH", predictor, where=where) + "(", "))"
-
-
-def cond(slot: int, where: str) -> Wrapper:
-    """Around the condition of a conditional expression (in parentheses): its two outcomes."""
-    return _opener("PERFEQ_COND", slot, where=where) + "(", "))"
 
 
 def called(site: int, callee: str | None) -> Wrapper:

@@ -164,7 +164,7 @@ class LoopStatements(LoopPlanning):
         return self.sub_statement(close + 1, inner.stmt, "body", depth, anchor)[1]
 
 
-_COUNTING = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.TernaryOp, c_ast.Label,
+_COUNTING = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.Label,
              c_ast.Goto, c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Pragma)
 
 

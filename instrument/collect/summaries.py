@@ -18,7 +18,7 @@ _NO_RETURN = ("exit", "abort", "longjmp", "siglongjmp", "MPI_Abort", "_exit", "_
 
 # what a straight-line function may not hold
 _CONTROL = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.If, c_ast.Switch, c_ast.Goto, c_ast.Label,
-            c_ast.TernaryOp, c_ast.Pragma, c_ast.Break, c_ast.Continue)
+            c_ast.Pragma, c_ast.Break, c_ast.Continue)
 
 
 def stopping_functions(defined: list[c_ast.FuncDef]) -> set[str]:

@@ -269,9 +269,10 @@ hit:
                                         : (perfeq_counts_mt(perfeq__x)[(k)]++, 0))
 /* Empty loop condition (for (;;)): counts iterations only. */
 #define PERFEQ_ITER_ALWAYS(k)   (perfeq__c[(k) + 1]++, 1)
-/* Conditional expression: slot k counts false, slot k+1 true evaluations (a branch: counting both
- * outcomes branch-free chains two read-modify-writes per evaluation, and a ?: in an innermost loop is
- * often predictable: PolyBench floyd-warshall ran 2.5x slower instrumented that way, 1.4x so). */
+/* A condition's two outcomes: slot k counts false, slot k+1 true evaluations.  The instrumenter no
+ * longer emits it (a ?: is counted with both arms, so nothing read its slots, and the counter kept an
+ * innermost ?: from becoming a conditional move: PolyBench floyd-warshall 3.1x slower); kept for
+ * sources instrumented before and for hand-written hooks. */
 #define PERFEQ_COND(k, cond)    PERFEQ_ITER(k, cond)
 #define PERFEQ_COND_MT(k, cond) PERFEQ_ITER_MT(k, cond)
 /* Condition of an if: a two-level branch predictor with local history (Yeh & Patt) per

@@ -5,7 +5,7 @@
 static const perfeq_func_t perfeq__funcs[3] = {
     { "classify", 60, 0 },
     { "days", 9, 0 },
-    { "main", 52, 0 }
+    { "main", 46, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -58,15 +58,15 @@ int main(void)
     int i, total = 0, odd = 0;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
         printf("%d %s %d\n", i, PERFEQ_CALLED(perfeq__unit, 0, "classify", classify(i)), PERFEQ_CALLED(perfeq__unit, 1, "days", days(i)));
-        total += PERFEQ_COND(2, (i > 5)) ? i : (PERFEQ_COND(4, (i < 0)) ? -i : 0);
-        odd += PERFEQ_COND(6, ((i % 2))) ? 1 : 0;
-    } } PERFEQ_BLOCK(8); 
-    if (total > 100) {  PERFEQ_BLOCK(9); total = 100; } else {  PERFEQ_BLOCK(10); total = -total; } PERFEQ_BLOCK(11); 
-    if (PERFEQ_BRANCH(12, (odd)))
-        {  PERFEQ_BLOCK(30); if (PERFEQ_BRANCH(31, (total)))
-            {  PERFEQ_BLOCK(49); printf("nested\n"); }
+        total += i > 5 ? i : (i < 0 ? -i : 0);
+        odd += (i % 2) ? 1 : 0;
+    } } PERFEQ_BLOCK(2); 
+    if (total > 100) {  PERFEQ_BLOCK(3); total = 100; } else {  PERFEQ_BLOCK(4); total = -total; } PERFEQ_BLOCK(5); 
+    if (PERFEQ_BRANCH(6, (odd)))
+        {  PERFEQ_BLOCK(24); if (PERFEQ_BRANCH(25, (total)))
+            {  PERFEQ_BLOCK(43); printf("nested\n"); }
         else
-            {  PERFEQ_BLOCK(50); printf("dangling\n"); } } PERFEQ_BLOCK(51); 
+            {  PERFEQ_BLOCK(44); printf("dangling\n"); } } PERFEQ_BLOCK(45); 
     printf("total %d odd %d\n", total, odd);
     return 0;
 }

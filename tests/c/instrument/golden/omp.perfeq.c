@@ -3,7 +3,7 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[1] = {
-    { "main", 51, 0 }
+    { "main", 49, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -57,20 +57,20 @@ int main(void)
 #line 34 "omp.c"
 #pragma omp parallel for reduction(+ : count)
     for (i = 0; i < N; i++)
-        {  PERFEQ_MT_LOCAL count += PERFEQ_COND_L(38, (i > N / 2)) ? 1 : 0; } } PERFEQ_BLOCK(40); 
-{ PERFEQ_REGION(41);
+        { count += i > N / 2 ? 1 : 0; } } PERFEQ_BLOCK(38); 
+{ PERFEQ_REGION(39);
 #line 37 "omp.c"
 #pragma omp parallel reduction(+ : each)
-    {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(42); { PERFEQ_BLOCK_L(43); PERFEQ_TRIPS_LT_L(44, (0), (4), 1); for (int k = 0; k < 4; k++)
-        { each += 1; } } } } PERFEQ_BLOCK(45); 
-{ PERFEQ_REGION(46);
+    {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(40); { PERFEQ_BLOCK_L(41); PERFEQ_TRIPS_LT_L(42, (0), (4), 1); for (int k = 0; k < 4; k++)
+        { each += 1; } } } } PERFEQ_BLOCK(43); 
+{ PERFEQ_REGION(44);
 #line 40 "omp.c"
 #pragma omp parallel
-{  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(47); { PERFEQ_BLOCK_L(48);
+{  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(45); { PERFEQ_BLOCK_L(46);
 #line 41 "omp.c"
 #pragma omp for reduction(+ : evens)
     for (i = 0; i < N; i += 2)
-        {  PERFEQ_BLOCK_L(49); evens++; } } } } PERFEQ_BLOCK(50); 
+        {  PERFEQ_BLOCK_L(47); evens++; } } } } PERFEQ_BLOCK(48); 
     printf("sum %ld diag %ld count_ok %d each_ok %d evens %ld\n", sum, diag, count >= 16, each % 4 == 0 && each > 0,
            evens);
     return 0;
