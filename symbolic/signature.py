@@ -27,7 +27,10 @@ file (docs/model.md, ``signature``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import sympy as sp
@@ -82,6 +85,7 @@ class ContextSignature:
         self.context = " > ".join(reversed(names))
         self._volumes: dict[int, sp.Expr] = {}
         self._parsed: dict[tuple, tuple] = {}
+        self._groups: dict[tuple, dict] = {}
 
     # ---- one block ------------------------------------------------------------------------------
     def references(self, block) -> list[Reference]:
@@ -187,36 +191,73 @@ class ContextSignature:
         Kerncraft's layer conditions count it: the leader is ``offset`` elements ahead, i.e. offset /
         step iterations of the innermost loop in which the reference moves (a number, or symbolic:
         ``u[c + w]`` leads ``u[c - 1]`` by w + 1 iterations), each touching that loop's bytes per
-        iteration.  The closest leader counts."""
-        loops = _loop_vars(self.unit, chain)
-        best: tuple[sp.Expr, str] | None = None
+        iteration.  The closest leader counts.
+
+        Only references whose offsets have the same terms in the loop variables can lead (a
+        constant or loop-invariant distance apart), and those move alike: one step, one loop, one
+        volume per group (:meth:`_leader_groups`, once per block; NPB BT's blocks hold a hundred
+        references to one array, and comparing every pair in sympy took minutes)."""
+        loops = tuple(_loop_vars(self.unit, chain))
         mine = next(i for i, r in enumerate(block.refs) if r is ref)
-        for position, (other, (other_flat, _)) in enumerate(zip(block.refs, parsed, strict=True)):
-            if other is ref or other["array"] != ref["array"] or other_flat is None:
-                continue
-            offset = sp.expand(other_flat - flat)
-            if offset == 0 and position < mine:  # the same element, touched earlier in the iteration
+        members = self._leader_groups(block, parsed, loops).get((ref["array"], _loop_part(flat, loops)), ())
+        free = _free_part(flat, loops)
+        own = _number(free)
+        for position, other_free, number in members:  # the same element, touched earlier in the iteration
+            if position < mine and (number == own if number is not None and own is not None
+                                    else _difference(other_free, free) == 0):
+                other = block.refs[position]
                 return f"the element of {other['array']}[{', '.join(other['index'])}] (line {other['line']})", sp.Integer(0)
-            if offset == 0 or offset.free_symbols & set(loops):
+        depth = next((d for d, step in enumerate(_steps(flat, loops)) if step != 0), None)
+        if depth is None:
+            return None
+        step = _steps(flat, loops)[depth]
+        volume = self._volume(chain[depth])
+        if volume is None:
+            return None
+        per_step = _number(step)
+        best: tuple[Any, sp.Expr, int] | None = None  # (distance in volumes, ratio, position)
+        for position, other_free, number in members:
+            if position == mine:
                 continue
-            for depth, var in enumerate(loops):
-                step = sp.expand(flat.subs(var, var + 1) - flat)
-                if step == 0:
+            if number is not None and own is not None and per_step is not None:
+                exact = (number - own) / per_step
+                if exact <= 0:
                     continue
-                ratio = sp.cancel(offset / step)
+                ratio, key = sp.Rational(exact.numerator, exact.denominator), math.ceil(exact)
+            else:
+                offset = _difference(other_free, free)
+                if offset == 0:
+                    continue
+                ratio = _ratio(offset, step)
                 if not _positive(ratio):
-                    break
-                volume = self._volume(chain[depth])
-                if volume is None:
-                    break
-                distance = (sp.ceiling(ratio) if ratio.is_number else ratio) * volume
-                shown = self._in_model_symbols(ratio)
-                text = (f"{ratio if shown is None else shown} iteration(s) of the loop at line {chain[depth].line} after "
-                        f"{other['array']}[{', '.join(other['index'])}]")
-                if best is None or _earlier(distance, best[0]):
-                    best = (distance, text)
-                break
-        return None if best is None else (best[1], best[0])
+                    continue
+                key = _at_large(sp.ceiling(ratio) if ratio.is_number else ratio)
+            # the first leader counts until a nearer one is found (distances compared with every
+            # symbol at 1000; all of them are this loop's volume times the key)
+            if best is None or (key is not None and best[0] is not None and key < best[0]):
+                best = (key, ratio, position)
+        if best is None:
+            return None
+        _, ratio, position = best
+        other = block.refs[position]
+        shown = self._in_model_symbols(ratio)
+        text = (f"{ratio if shown is None else shown} iteration(s) of the loop at line {chain[depth].line} after "
+                f"{other['array']}[{', '.join(other['index'])}]")
+        return text, (sp.ceiling(ratio) if ratio.is_number else ratio) * volume
+
+    def _leader_groups(self, block, parsed, loops) -> dict[tuple, list[tuple[int, sp.Expr, Fraction | None]]]:
+        """The block's references by (array, the terms of their offset in the loop variables), each
+        with its position and the rest of its offset (also as a fraction when it is a number)."""
+        key = (block.id, loops)
+        if key not in self._groups:
+            groups: dict[tuple, list] = {}
+            for position, (other, (other_flat, _)) in enumerate(zip(block.refs, parsed, strict=True)):
+                if other_flat is not None:
+                    free = _free_part(other_flat, loops)
+                    groups.setdefault((other["array"], _loop_part(other_flat, loops)), []).append(
+                        (position, free, _number(free)))
+            self._groups[key] = groups
+        return self._groups[key]
 
     def _volume(self, loop) -> sp.Expr | None:
         """Bytes one iteration of ``loop`` touches: over its body's blocks, each (array, loop
@@ -332,23 +373,61 @@ def _small(step: sp.Expr, element: int) -> bool:
     return bool(step.is_number and abs(step) * element < LINE)
 
 
+@lru_cache(maxsize=65536)
+def _split(flat: sp.Expr, loops: tuple) -> tuple[sp.Expr, sp.Expr]:
+    """An expanded offset as (its terms in the loop variables, the rest): two references can be a
+    constant or loop-invariant distance apart only when their first parts are equal."""
+    looped, rest = [], []
+    for term in sp.Add.make_args(sp.expand(flat)):
+        (looped if term.free_symbols & set(loops) else rest).append(term)
+    return sp.Add(*looped), sp.Add(*rest)
+
+
+def _loop_part(flat: sp.Expr, loops: tuple) -> sp.Expr:
+    return _split(flat, loops)[0]
+
+
+def _free_part(flat: sp.Expr, loops: tuple) -> sp.Expr:
+    return _split(flat, loops)[1]
+
+
+def _number(value: sp.Expr) -> Fraction | None:
+    """A rational number as an exact fraction (cheap arithmetic); None for anything else."""
+    return Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+
+
+@lru_cache(maxsize=65536)
+def _difference(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    return a - b if a.is_number and b.is_number else sp.expand(a - b)
+
+
+@lru_cache(maxsize=65536)
+def _steps(flat: sp.Expr, loops: tuple) -> tuple[sp.Expr, ...]:
+    """How far the offset moves per iteration of each loop (innermost first)."""
+    return tuple(sp.expand(flat.subs(var, var + 1) - flat) for var in loops)
+
+
+@lru_cache(maxsize=65536)
+def _ratio(offset: sp.Expr, step: sp.Expr) -> sp.Expr:
+    return offset / step if offset.is_number and step.is_number else sp.cancel(offset / step)
+
+
+@lru_cache(maxsize=65536)
+def _at_large(value: sp.Expr) -> float | None:
+    """``value`` with every symbol at 1000 (sizes are large), for comparing distances; None when it
+    does not evaluate."""
+    if value.is_number:
+        return float(value)
+    try:
+        return float(value.subs({s: 1000 for s in value.free_symbols}))
+    except (TypeError, ValueError):
+        return None
+
+
 def _positive(value: sp.Expr) -> bool:
     """Whether ``value`` is positive (symbolic ones at every symbol = 1000: sizes are large)."""
-    if value.is_number:
-        return bool(value > 0)
-    try:
-        return float(value.subs({s: 1000 for s in value.free_symbols})) > 0
-    except (TypeError, ValueError):
-        return False
-
-
-def _earlier(a: sp.Expr, b: sp.Expr) -> bool:
-    """Whether distance ``a`` is the smaller (symbolic ones compared at every symbol = 1000)."""
-    values = {s: 1000 for s in (a.free_symbols | b.free_symbols)}
-    try:
-        return float(a.subs(values)) < float(b.subs(values))
-    except (TypeError, ValueError):
-        return False
+    found = _at_large(value)
+    return found is not None and found > 0
 
 
 def signature_to_dict(signature: dict) -> dict:
