@@ -35,6 +35,10 @@ class Unresolved(Exception):
     """A name (or construct) the resolver cannot express in model symbols."""
 
 
+class TooLarge(Unresolved):
+    """An expression that resolves, but too large to decide symbolically (:data:`CONDITION_NODES`)."""
+
+
 Resolver = Callable[[str], sp.Expr]
 _GENERATOR = c_generator.CGenerator()
 
@@ -58,9 +62,21 @@ def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
         raise Unresolved(f"'{text}': {exc}") from None
 
 
+# the most nodes a condition may have to be modelled: NPB LU's ``if (*verified)``, the value of flags
+# that a dozen branches on the class set, was a 1083-node Piecewise, and deciding it in sympy did not
+# end in ten minutes; a condition on the sizes, P or the rank has a few dozen
+CONDITION_NODES = 400
+
+
 def to_condition(text: str, resolve: Resolver) -> sp.Basic:
-    """C expression ``text`` as a condition: true where it is non-zero, as C reads it."""
-    return _as_bool(to_sympy(text, resolve))
+    """C expression ``text`` as a condition: true where it is non-zero, as C reads it; Unresolved
+    when it is too large to decide symbolically (:data:`CONDITION_NODES`)."""
+    value = to_sympy(text, resolve)
+    nodes = sum(1 for _ in sp.preorder_traversal(value))
+    if nodes > CONDITION_NODES:
+        raise TooLarge(f"a condition of {nodes} terms, too large to decide symbolically (its variables are set "
+                       "under many other conditions)")
+    return _as_bool(value)
 
 
 class _Converter:

@@ -178,7 +178,8 @@ def _culprits(model, run: RunObservation, key: str, values: dict[str, float],
 
 def leave_one_out(traces: list[Path], build, params: dict[str, str] | None) -> list[dict[str, Any]]:
     """With three traces or more: for each, the model from the others predicts it (totals over the
-    ranks, per key): ``build(traces, params)`` builds a model."""
+    ranks, per key): ``build(traces, params, check=False, signatures=False)`` builds a model of
+    the counts."""
     from perfeq.symbolic.observe import from_trace
 
     rows = []
@@ -187,7 +188,7 @@ def leave_one_out(traces: list[Path], build, params: dict[str, str] | None) -> l
     labels = trace_labels(traces)
     for index, held in enumerate(traces):
         others = [t for i, t in enumerate(traces) if i != index]
-        model = build(others, params, check=False)
+        model = build(others, params, check=False, signatures=False)
         run = from_trace(held)
         values = run_values(model, run)
         if values is None:

@@ -363,9 +363,12 @@ def _namespace() -> dict[str, Any]:
 
 
 # ---- building -------------------------------------------------------------------------------------
-def build_model(traces: list[Path], params: dict[str, str] | None = None, check: bool = True) -> CostModel:
+def build_model(traces: list[Path], params: dict[str, str] | None = None, check: bool = True,
+                signatures: bool = True) -> CostModel:
     """Build the cost model from one or more instrumentation traces of the same program; with
-    ``check``, its self-check against them (perfeq.symbolic.fidelity) is kept in the model."""
+    ``check``, its self-check against them (perfeq.symbolic.fidelity) is kept in the model; without
+    ``signatures``, the blocks' memory references are left out (counts only: the leave-one-out
+    models of the check, which compare counts)."""
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
     runs = [from_trace(t) for t in traces]
@@ -384,7 +387,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
                 it = chimod.block_item(unit, block, cc.blocks[block.id], context, T, team)
                 it.counts["branch"] = cc.blocks[block.id] * counter.mispredicted(cc.obs, cc.unit, block.id)
                 items.append(_model_item(it))
-                if block.refs:
+                if block.refs and signatures:
                     items[-1].signature = {"executions": sp.sympify(cc.blocks[block.id]),
                                            "parallel": bool(block.in_parallel), "refs": signature.references(block)}
         for loop in unit.loops:

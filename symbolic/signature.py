@@ -146,7 +146,7 @@ class ContextSignature:
     def _classify(self, ref: dict, flat: sp.Expr | None, chain) -> tuple[str, sp.Expr | None]:
         if ref["index"] is None:
             return "unknown", None
-        if flat is None or (flat.free_symbols & LOOP_SYMBOLS and not _affine(flat, _loop_vars(self.unit, chain))):
+        if flat is None or (flat.free_symbols & LOOP_SYMBOLS and not _affine(flat, tuple(_loop_vars(self.unit, chain)))):
             return "indirect", None
         if not chain:
             return "invariant", sp.Integer(0)
@@ -355,7 +355,8 @@ def _loop_vars(unit, chain) -> list[sp.Symbol]:
     return [_var(unit, loop) for loop in chain]
 
 
-def _affine(flat: sp.Expr, loops: list[sp.Symbol]) -> bool:
+@lru_cache(maxsize=65536)
+def _affine(flat: sp.Expr, loops: tuple[sp.Symbol, ...]) -> bool:
     """Whether the offset is a polynomial of degree at most one in the loop variables."""
     try:
         poly = sp.Poly(flat, *loops) if loops else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
-from perfeq.symbolic.cexpr import Unresolved, to_condition
+from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
 from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
 
@@ -36,6 +36,8 @@ class Branches(CountBase):
             if self._check(ctx, unit, block.id, self.total(ctx, unit, block.id)):
                 return
             reason = "the symbolic condition does not reproduce the measured branch counts"
+        except TooLarge as exc:
+            reason = str(exc)
         except Unresolved as exc:
             reason = f"condition is data-dependent ({exc})"
         self._ratio[key] = self._measured_ratio(ctx, unit, cond, block)

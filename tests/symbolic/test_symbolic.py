@@ -526,3 +526,16 @@ def test_latex_keeps_names_with_underscores_whole():
     assert r"\operatorname{mpi\_critical\_send}{\left(P \right)}" in text
     assert r"\mathit{current\_nx}" in text and "_{" not in text
     assert r"\left\lfloor" in text  # everything else as sympy prints it
+
+
+def test_a_flag_set_under_many_branches_is_not_decided_symbolically(tmp_path):
+    """NPB LU's ``if (*verified)``: a flag cleared under a chain of class branches resolves to a
+    Piecewise of hundreds of terms, which sympy did not decide in ten minutes.  The model takes its
+    measured ratio and says so, and still counts exactly at another size."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "flags.c", tmp_path, "-lm")
+    model = build_model([run(1, "s8.trace", 8, 5), run(1, "s16.trace", 16, 5)])
+    notes = [f for f in model.fallbacks if "too large to decide symbolically" in f]
+    assert len(notes) == 1 and "flags.c:57:" in notes[0], model.fallbacks
+    measured = measured_counts(from_trace(run(1, "s32.trace", 32, 5)))["total"]
+    predicted = model.counts({"n": 32.0, "steps": 5.0}, 1)["total"]
+    assert predicted["ops"] == measured["ops"] and predicted["calls"] == measured["calls"]
