@@ -133,8 +133,9 @@ class CountModel(LoopTrips, Branches, CommCounts):
         while loop_id is not None:
             loop = unit.loops[loop_id]
             expr = self._sum_over(ctx, unit, loop, expr)
-            if self._shared_by_team(unit, loop):
+            if self._shared_by_team(unit, loop) and self._in_team(ctx, unit, loop.block):
                 expr = expr / T  # each of the T threads entering it runs a share of its iterations
+                # (an orphaned omp for reached from serial code runs them all on one thread)
             expr = expr * self.local(ctx, unit, loop.block)
             once = once or loop.once
             loop_id = loop.parent

@@ -340,6 +340,13 @@ def test_an_omp_for_inside_a_parallel_region_is_shared_by_the_team(tmp_path, mon
     assert_exact_on_two_threads(REAL / "ompfor.c", tmp_path, monkeypatch)
 
 
+def test_an_orphaned_omp_for_called_from_serial_code_runs_every_iteration(tmp_path, monkeypatch):
+    """NPB SP's adi() calls functions with an `omp for` outside any parallel region: one thread runs
+    all the iterations (the model shared them over T: half the work at T = 2); the same function
+    called in a region shares them. Exact at 8x on 2 threads."""
+    assert_exact_on_two_threads(REAL / "serialfor.c", tmp_path, monkeypatch)
+
+
 def test_a_combined_parallel_loop_is_counted_once_before_the_construct(tmp_path, monkeypatch):
     """`omp parallel for` in serial code: iterations from the bounds before the pragma, no counter in
     a straight-line body (no lookup of the thread's counters per iteration); exact at 8x on 2
