@@ -207,10 +207,11 @@ class ContextSignature:
                                     else _difference(other_free, free) == 0):
                 other = block.refs[position]
                 return f"the element of {other['array']}[{', '.join(other['index'])}] (line {other['line']})", sp.Integer(0)
-        depth = next((d for d, step in enumerate(_steps(flat, loops)) if step != 0), None)
+        steps = _steps(flat, loops)
+        depth = next((d for d, step in enumerate(steps) if step != 0), None)
         if depth is None:
             return None
-        step = _steps(flat, loops)[depth]
+        step = steps[depth]
         volume = self._volume(chain[depth])
         if volume is None:
             return None
