@@ -12,8 +12,9 @@ import re
 
 from perfeq.errors import UsageError
 
-# a C lvalue naming a problem-size parameter: a variable, a struct field, an element at a constant index
-_LVALUE = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[\s*\d+\s*\])*")
+# a C lvalue naming a problem-size parameter: a variable, a struct field, an element at a constant
+# index or at a variable's (``nx[lt]``, NPB MG's finest level, read with fscanf)
+_LVALUE = re.compile(r"[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[\s*(?:\d+|[A-Za-z_]\w*)\s*\])*")
 
 
 def canonical_lvalue(text: str) -> str | None:
@@ -37,7 +38,7 @@ def lvalue_symbol(lvalue: str) -> str:
 
 def parse_param_names(items: list[str] | None) -> dict[str, str]:
     """``--param N=n`` pairs: model symbol = program variable, struct field (``cmd.nx``,
-    ``in->particles``), array element (``sizes[0]``) or macro, in its canonical spelling."""
+    ``in->particles``), array element (``sizes[0]``, ``nx[lt]``) or macro, in its canonical spelling."""
     params: dict[str, str] = {}
     for item in items or []:
         symbol, sep, variable = item.partition("=")

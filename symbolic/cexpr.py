@@ -113,6 +113,10 @@ class _Converter:
         return self._lvalue(node)
 
     def v_ArrayRef(self, node: c_ast.ArrayRef) -> sp.Expr:
+        element = getattr(self.resolve, "element", None)
+        base = lvalue_path(node.name)
+        if lvalue_path(node) is None and base is not None and element is not None:
+            return element(base, self.visit(node.subscript))  # nx[k]: the resolver follows its assignments
         return self._lvalue(node)
 
     def _lvalue(self, node: c_ast.Node) -> sp.Expr:

@@ -11,53 +11,28 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
 
 from perfeq.arguments import path_root
-from perfeq.instrument.descriptors import Assignment, LoopDescriptor, ParamDescriptor, UnitDescriptors
+from perfeq.instrument.descriptors import Assignment, LoopDescriptor, UnitDescriptors
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy
-from perfeq.symbolic.symbols import RANK, P, T, index_symbol, size_symbol
+from perfeq.symbolic.elements import element_value
+from perfeq.symbolic.symbols import (
+    LOOP_SYMBOLS,
+    formal_arguments,
+    formal_symbol,
+    loop_symbol,
+    parameter_symbol,
+)
+
+__all__ = ["LOOP_SYMBOLS", "Resolver", "UnitView", "condition_resolver", "formal_arguments", "formal_symbol",
+           "loop_symbol", "parameter_symbol"]
 
 MAX_DEPTH = 20
-
-
-LOOP_SYMBOLS: set[sp.Symbol] = set()  # every loop variable symbol handed out
-
-
-def loop_symbol(unit_key: str, loop_id: int, var: str) -> sp.Symbol:
-    symbol = index_symbol(f"{var}_L{loop_id}" if not unit_key else f"{var}_{unit_key}L{loop_id}")
-    LOOP_SYMBOLS.add(symbol)
-    return symbol
-
-
-def formal_symbol(function: str, name: str) -> sp.Symbol:
-    """A parameter of ``function`` (``name``: ``n``, or a path in it, ``cmd.nx``), as the callee
-    sees it; replaced at each call site by the argument (:func:`formal_arguments`)."""
-    return sp.Symbol(f"{function}__{name}", integer=True)
-
-
-def formal_arguments(function: str, params: list[str], args: list[str],
-                     symbols: set[sp.Basic]) -> dict[sp.Symbol, tuple[str, str]]:
-    """The formal symbols of ``function`` among ``symbols``, each with (its parameter's name, the
-    C text of its value at a call with ``args``): ``n`` -> the argument; the path ``cmd.nx`` of a
-    struct parameter -> ``(arg).nx`` (``&c`` and ``*p`` name the same fields as ``c`` and ``p``)."""
-    prefix = f"{function}__"
-    found = {}
-    for symbol in symbols:
-        name = getattr(symbol, "name", "")
-        if not name.startswith(prefix):
-            continue
-        path = name[len(prefix):]
-        root = path_root(path)
-        if root not in params or params.index(root) >= len(args):
-            continue
-        arg = args[params.index(root)]
-        found[symbol] = (root, arg if path == root else f"({arg}){path[len(root):]}")
-    # in the order of the parameters (substitutions are made one after the other)
-    return dict(sorted(found.items(), key=lambda item: (params.index(item[1][0]), item[0].name)))
 
 
 @dataclass
@@ -74,6 +49,7 @@ class UnitView:
         self.blocks = self.data.blocks
         self.params = self.data.params
         self.macros = self.data.macros
+        self.element_values: dict = {}  # (array, index, ...) -> value or Unresolved (symbolic.elements)
 
     def loop_chain(self, loop: int | None) -> list[LoopDescriptor]:
         chain = []
@@ -96,6 +72,11 @@ class Resolver:
         self.line = line
         self.param_symbols = param_symbols or {}
         self.depth = 0
+        # (array, unknown, indices read) while a recurrence over the array's elements is solved
+        self.recurrence: tuple[str, sp.Dummy, list[sp.Expr]] | None = None
+        # the function's parameters replaced by a caller's arguments, where one call is resolved
+        # (an element's index needs them before its value is looked up: ``nx[lt]`` in setup)
+        self.actual: Callable[[sp.Expr], sp.Expr] | None = None
 
     def __call__(self, name: str) -> sp.Expr:
         self.depth += 1
@@ -146,6 +127,16 @@ class Resolver:
             return sp.Integer(self.unit.data.enumerators[name])
         raise Unresolved(f"'{name}'")
 
+    def element(self, base: str, index: sp.Expr) -> sp.Expr:
+        """The value of ``base[index]`` at an index that is no constant (:mod:`.elements`); while a
+        recurrence over ``base`` is solved, its elements are the unknown it is solved for."""
+        if self.recurrence is not None and self.recurrence[0] == base:
+            self.recurrence[2].append(index)
+            return self.recurrence[1]
+        if self.depth + 1 > MAX_DEPTH:
+            raise Unresolved(f"'{base}[...]': resolution too deep")
+        return element_value(self, base, index)
+
     def expand_macro(self, name: str, args: list[str]) -> str | None:
         """The text of an invocation of one of the unit's function-like macros with the C texts
         ``args`` (each parameter replaced by its argument, as the preprocessor does), or None when
@@ -161,9 +152,9 @@ class Resolver:
                 sub.depth = self.depth + 1
                 if sub.depth > MAX_DEPTH:
                     raise Unresolved(f"call of {name}: too deep")
-                value = to_sympy(function.returns, sub)
                 formals = {formal_symbol(name, p): a for p, a in zip(function.params, args, strict=False)}
-                return value.subs(formals)
+                sub.actual = lambda expr, formals=formals: expr.subs(formals)
+                return to_sympy(function.returns, sub).subs(formals)
         raise Unresolved(f"call of {name}")
 
     def _parameter(self, name: str) -> sp.Expr | None:
@@ -205,8 +196,8 @@ class Resolver:
                     yield unit, index, function
 
     def _out_argument(self, name: str) -> sp.Expr | None:
-        """A local (not a parameter candidate) the function gives its value by passing its address to a call, before this point
-        and once (``setup(&n1, lt)``), to a function of the program that sets it through that
+        """A local (not a parameter candidate) the function gives its value by passing its address to a call before this point
+        (``setup(&n1, lt)``; the last such call), to a function of the program that sets it through that
         parameter with one unconditional ``*p = expr;`` outside loops: ``expr`` resolved in the
         callee, its parameters replaced by the call's arguments resolved here.  None when no call
         takes ``&name``; Unresolved when the value cannot be known that way."""
@@ -216,10 +207,15 @@ class Resolver:
                    if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
         if not passing:
             return None
-        if len(passing) > 1 or passing[0].line > self.line or passing[0].loop is not None \
-                or self._conditional(passing[0].block):
+        enclosing = {loop.id for loop in self.unit.loop_chain(self.loop)}
+        before = [c for c in passing if c.line <= self.line]
+        # the last call before here gives the value (NPB MG calls setup(&n1, ...) twice), unless a
+        # later one in an enclosing loop changes it for the next iteration
+        if not before or any(c.line > self.line and c.loop in enclosing for c in passing):
             raise Unresolved(f"'{name}' is set through its address by calls (line {passing[0].line})")
-        call = passing[0]
+        call = max(before, key=lambda c: (c.line, c.col))
+        if call.loop is not None or self._conditional(call.block):
+            raise Unresolved(f"'{name}' is set through its address by calls (line {call.line})")
         position = next(i for i, a in enumerate(call.args) if a.replace(" ", "") == f"&{name}")
         for unit, index, function in self._definitions(call.callee):
             if position >= len(function.params):
@@ -233,11 +229,14 @@ class Resolver:
                     not straight and sub._conditional(sets[0].block)):
                 raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
             sub.line = sets[0].line
-            value = to_sympy(sets[0].text, sub)
             at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
             at_call.depth = self.depth + 1
-            formals = formal_arguments(function.name, function.params, call.args, value.free_symbols)
-            return value.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
+
+            def actual(expr: sp.Expr, function=function, call=call, at_call=at_call) -> sp.Expr:
+                formals = formal_arguments(function.name, function.params, call.args, expr.free_symbols)
+                return expr.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
+            sub.actual = actual
+            return actual(to_sympy(sets[0].text, sub))
         raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
 
     def _global_value(self, name: str) -> sp.Expr | None:
@@ -414,13 +413,3 @@ class _Branched(Unresolved):
         self.chosen = chosen
         self.usable = usable
 
-
-def parameter_symbol(param: ParamDescriptor) -> sp.Expr:
-    source, symbol = param.source, param.symbol
-    if source == "mpi_size":
-        return P
-    if source == "mpi_rank":
-        return RANK
-    if source == "omp_threads":
-        return T
-    return size_symbol(symbol)

@@ -7,9 +7,15 @@ every part of perfeq gets its symbols here so that they always compare equal.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
+
+from perfeq.arguments import path_root
+
+if TYPE_CHECKING:
+    from perfeq.instrument.descriptors import ParamDescriptor
 
 
 @lru_cache(maxsize=None)
@@ -33,6 +39,54 @@ def cost_symbol(name: str) -> sp.Symbol:
 P = size_symbol("P")  # MPI processes
 T = size_symbol("T")  # OpenMP threads per process
 RANK = sp.Symbol("rank", integer=True, nonnegative=True)
+
+LOOP_SYMBOLS: set[sp.Symbol] = set()  # every loop variable symbol handed out
+
+
+def loop_symbol(unit_key: str, loop_id: int, var: str) -> sp.Symbol:
+    """The variable of loop ``loop_id`` of a unit (``unit_key``: "" for the first unit)."""
+    symbol = index_symbol(f"{var}_L{loop_id}" if not unit_key else f"{var}_{unit_key}L{loop_id}")
+    LOOP_SYMBOLS.add(symbol)
+    return symbol
+
+
+def formal_symbol(function: str, name: str) -> sp.Symbol:
+    """A parameter of ``function`` (``name``: ``n``, or a path in it, ``cmd.nx``), as the callee
+    sees it; replaced at each call site by the argument (:func:`formal_arguments`)."""
+    return sp.Symbol(f"{function}__{name}", integer=True)
+
+
+def formal_arguments(function: str, params: list[str], args: list[str],
+                     symbols: set[sp.Basic]) -> dict[sp.Symbol, tuple[str, str]]:
+    """The formal symbols of ``function`` among ``symbols``, each with (its parameter's name, the
+    C text of its value at a call with ``args``): ``n`` -> the argument; the path ``cmd.nx`` of a
+    struct parameter -> ``(arg).nx`` (``&c`` and ``*p`` name the same fields as ``c`` and ``p``)."""
+    prefix = f"{function}__"
+    found = {}
+    for symbol in symbols:
+        name = getattr(symbol, "name", "")
+        if not name.startswith(prefix):
+            continue
+        path = name[len(prefix):]
+        root = path_root(path)
+        if root not in params or params.index(root) >= len(args):
+            continue
+        arg = args[params.index(root)]
+        found[symbol] = (root, arg if path == root else f"({arg}){path[len(root):]}")
+    # in the order of the parameters (substitutions are made one after the other)
+    return dict(sorted(found.items(), key=lambda item: (params.index(item[1][0]), item[0].name)))
+
+
+def parameter_symbol(param: ParamDescriptor) -> sp.Expr:
+    """The symbol of a parameter candidate: P, the rank and T for theirs, else its size symbol."""
+    source, symbol = param.source, param.symbol
+    if source == "mpi_size":
+        return P
+    if source == "mpi_rank":
+        return RANK
+    if source == "omp_threads":
+        return T
+    return size_symbol(symbol)
 
 
 # ---- process grids ------------------------------------------------------------------------------

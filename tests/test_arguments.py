@@ -35,6 +35,8 @@ def test_param_names() -> None:
     # C lvalues where real codes keep their sizes, in one spelling
     assert parse_param_names(["N=cmd.nx", "M=in -> particles", "L=sizes[ 0 ]", "K=cfg.grid.n"]) == {
         "N": "cmd.nx", "M": "in.particles", "L": "sizes[0]", "K": "cfg.grid.n"}
-    for bad in ("N=cmd.", "N=2n", "N=a[i]", "N=n+1", "N", "1N=n", "N=f(x)"):
+    # an element at a variable's index, as read with fscanf(fp, "%d", &nx[lt]) (NPB MG)
+    assert parse_param_names(["n=nx[ lt ]"]) == {"n": "nx[lt]"}
+    for bad in ("N=cmd.", "N=2n", "N=a[i+1]", "N=a[2i]", "N=n+1", "N", "1N=n", "N=f(x)"):
         with pytest.raises(UsageError, match="expected SYMBOL=variable"):
             parse_param_names([bad])

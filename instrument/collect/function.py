@@ -22,6 +22,7 @@ from perfeq.instrument.collect.regions import OMP_ONCE, Regions
 from perfeq.instrument.collect.walk import (
     arrays,
     callee,
+    element_path,
     expression_nodes,
     find,
     formal_parameters,
@@ -404,13 +405,16 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.u.insert(self._stmt_end, " " + text, _AFTER_STATEMENT - self.u._seq, closing=True)
 
     def record_assignment(self, node: c_ast.Node) -> None:
-        """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``: what resolution may use (by the
-        lvalue's canonical spelling, perfeq.arguments.canonical_lvalue); and every ``n++``/``--n`` in
+        """``n = ...``, ``cmd.nx = ...``, ``counts[1] = ...``, ``nx[k] = nx[k + 1] / 2``: what
+        resolution may use (by the lvalue's canonical spelling, perfeq.arguments.canonical_lvalue, or
+        an element's, walk.element_path); and every ``n++``/``--n`` in
         the statement, an update that makes ``n`` no constant (``npart++`` under an if); and ``*p = ...``
         of a pointer parameter ``p`` as ``*p``, the value a caller's ``&n`` argument gets (NPB MG's
         ``setup(&n1, ..., lt)``)."""
         self._record_increments(node)
-        path = lvalue_path(node.lvalue) if isinstance(node, c_ast.Assignment) else None
+        path = None
+        if isinstance(node, c_ast.Assignment):
+            path = lvalue_path(node.lvalue) or self._size_element(node.lvalue)
         if path is not None and isinstance(node.lvalue, c_ast.UnaryOp):
             target = node.lvalue
             if not (target.op == "*" and isinstance(target.expr, c_ast.ID) and target.expr.name in self.params):
@@ -434,12 +438,21 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         for inc in expression_nodes(node):
             if not isinstance(inc, c_ast.UnaryOp) or inc.op not in ("p++", "p--", "++", "--"):
                 continue
-            path = lvalue_path(inc.expr)
+            path = lvalue_path(inc.expr) or self._size_element(inc.expr)
             if path is None:
                 continue
             self.assignments.append(d.Assignment(
                 variable=path, op=inc.op.lstrip("p"), text="1", line=inc.coord.line, block=self.block_id,
                 loop=self.loop, is_global=self._is_global(path)))
+
+    def _size_element(self, node: c_ast.Node) -> str | None:
+        """``nx[k]`` of a one-dimensional array of integers (level sizes, process grid sides): its
+        element path; None for anything else (the floating-point arrays of a kernel are no sizes)."""
+        path = element_path(node)
+        typ = self.scope.lookup(node.name.name) if path and isinstance(node.name, c_ast.ID) else None
+        if typ is None or typ.floating or typ.struct is not None or typ.depth != 1:
+            return None
+        return path
 
     def _is_global(self, path: str) -> bool:
         """Whether the variable a canonical lvalue starts from is the unit's global."""

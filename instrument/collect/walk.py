@@ -83,6 +83,21 @@ def lvalue_path(node: c_ast.Node) -> str | None:
     return None
 
 
+def element_path(node: c_ast.Node) -> str | None:
+    """An element at an index that is no constant: ``nx[k]``, ``m1[lt]``, ``cfg.dims[d+1]`` (the
+    base's canonical spelling, then the index as pycparser writes it); None for anything else,
+    and for what :func:`lvalue_path` spells (a constant index).  What resolution reads to find the
+    value of ``nx[k]`` at a symbolic ``k`` (perfeq.symbolic.elements)."""
+    if not isinstance(node, c_ast.ArrayRef) or lvalue_path(node) is not None:
+        return None
+    base = lvalue_path(node.name)
+    if base is None or any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or
+                           isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
+                           for n in walk(node.subscript)):
+        return None
+    return f"{base}[{generate(node.subscript)}]"
+
+
 def arrays(node: c_ast.Node) -> set[str]:
     """Names of the arrays and pointers an expression reads or writes through."""
     found = set()

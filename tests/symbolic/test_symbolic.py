@@ -539,3 +539,24 @@ def test_a_flag_set_under_many_branches_is_not_decided_symbolically(tmp_path):
     measured = measured_counts(from_trace(run(1, "s32.trace", 32, 5)))["total"]
     predicted = model.counts({"n": 32.0, "steps": 5.0}, 1)["total"]
     assert predicted["ops"] == measured["ops"] and predicted["calls"] == measured["calls"]
+
+
+def test_level_sizes_kept_in_arrays_are_symbolic(tmp_path):
+    """NPB MG's level hierarchy: the finest size read into ``nx[lt]``, the others by a recurrence,
+    the extents ``m1[k]`` by a loop, the finest extent through ``setup(&n1, lt)`` called twice.  Every
+    loop is counted from its bounds (none fitted; the sums over the levels of floor(n / 2^(lt - k))
+    are relaxed, exact where n = 2^lt), and the counts are exact at a level not run."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "levels.c", tmp_path)
+
+    def trace(lt: int, steps: int) -> Path:
+        (tmp_path / f"in{lt}").write_text(f"{lt}\n{2**lt}\n{steps}\n")
+        return run(1, f"l{lt}.trace", tmp_path / f"in{lt}")
+
+    model = build_model([trace(4, 2), trace(5, 3)])
+    fitted = [f for f in model.fallbacks if "levels.c" in f and ("as fit" in f or "as constant" in f)]
+    assert fitted == [], fitted
+    assert {"lt", "nx_lt"} <= {s.name for s in model.size_symbols}
+    measured = measured_counts(from_trace(trace(8, 4)))["total"]
+    predicted = model.counts({"lt": 8.0, "nx_lt": 256.0, "steps": 4.0}, 1)["total"]
+    for key in ("ops", "calls", "loads"):
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key

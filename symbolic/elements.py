@@ -1,0 +1,217 @@
+"""Values of array elements at symbolic indices (symbolic stage, name resolution).
+
+Part of perfeq stage 3 (symbolic/), used by :class:`~perfeq.symbolic.resolve.Resolver` for a C
+``a[e]`` whose index is no constant.  Multigrid codes keep the sizes of their levels in small
+integer arrays filled once (NPB MG's ``setup``)::
+
+    fscanf(fp, "%d", &nx[lt]);                                 /* the finest level: read */
+    for (k = lt - 1; k >= 1; k--) nx[k] = nx[k + 1] / 2;       /* a recurrence down the levels */
+    for (k = 1; k <= lt; k++) m1[k] = nx[k] + 2;               /* a value of each level */
+
+and the solver's loops run to ``m1[k]`` inside a loop over the levels.  The value of ``a[i]`` is
+found from the program's assignments to elements of ``a`` (recorded by the instrumenter for
+one-dimensional integer arrays, walk.element_path) and the parameters read into one of its
+elements:
+
+* a parameter read at ``a[j]`` (``&nx[lt]``) where ``j`` is ``i``: the parameter;
+* one assignment ``a[k] = f(k)`` in a loop over ``k``: ``f(i)``;
+* one recurrence ``a[k] = g(a[k + d])`` in a loop stepping ``k`` by ``-d``, whose first value reads
+  an element ``a[b]`` known otherwise: ``g`` applied ``(b - i) / d`` times to ``a[b]``, in closed
+  form for ``g(y) = y + c``, ``y * c`` and ``floor(y / c)``;
+* one assignment ``a[j] = v`` outside loops: ``v`` where ``j`` is ``i``.
+
+Anything else (several definitions, an update, a condition, another recurrence) is
+:class:`Unresolved`, and the loop falls back to a fit as before.  Whether ``i`` lies in the range
+the loop filled is not checked: a wrong value shows as a trip count that does not reproduce the
+run, which the count model checks for every loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import sympy as sp
+
+from perfeq.arguments import path_root
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.symbols import LOOP_SYMBOLS, formal_arguments, loop_symbol, parameter_symbol
+
+if TYPE_CHECKING:
+    from perfeq.symbolic.resolve import Resolver
+
+
+_INDEX = sp.Dummy("i", integer=True)  # the index of a value found for every element
+
+
+def element_value(r: Resolver, base: str, index: sp.Expr, exclude: frozenset = frozenset()) -> sp.Expr:
+    """The value of ``base[index]`` seen by resolver ``r`` (see the module's docstring);
+    ``exclude``: assignments (unit key, line, text) not to use (the recurrence whose base is sought)."""
+    # setup's nx[lt] is main's: with the arguments of the call being resolved, else of all its calls
+    index = r.actual(index) if r.actual is not None else _actualize(r, index)
+    local = base in r.fdesc.locals or base in r.fdesc.params
+    found = _parameter(r, base, index, local)
+    if found is not None:
+        return found
+    key = (base, exclude, r.function if local else None)
+    cache = r.unit.element_values  # the program's: every loop of every context asks again
+    if key not in cache:
+        try:
+            cache[key] = _definition(r, base, exclude, local)
+        except Unresolved as exc:
+            cache[key] = exc
+    if isinstance(cache[key], Unresolved):
+        raise cache[key]
+    at, value, line = cache[key]
+    if at is None:
+        return value.subs(_INDEX, index)
+    if not _same(index, at):
+        raise Unresolved(f"'{base}[...]' is set at one element (line {line}), not the one sought")
+    return value
+
+
+def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> tuple[sp.Expr | None, sp.Expr, int]:
+    """The value the one definition of ``base``'s elements gives: (None, value at _INDEX, line)
+    for every element, (index, value, line) for one element only."""
+    params = _parameter_subscripts(r, base, local)
+    defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
+            if (unit.key, a.line, a.text) not in exclude and (fi, _subscript(a.variable)) not in params]
+    if not defs:
+        raise Unresolved(f"'{base}[...]' has no value perfeq can follow")
+    if len(defs) > 1:
+        raise Unresolved(f"'{base}[...]' is assigned in {len(defs)} places")
+    unit, fi, a = defs[0]
+    if a.op != "=":
+        raise Unresolved(f"'{base}[...]' is updated with {a.op} (line {a.line})")
+    at = _resolver(r, unit, fi, a.loop, a.line)
+    if at._conditional(a.block):
+        raise Unresolved(f"'{base}[...]' is assigned under a condition (line {a.line})")
+    subscript = _subscript(a.variable)
+    loop = unit.loops[a.loop] if a.loop is not None else None
+    if loop is None:
+        return _actualize(at, to_sympy(subscript, at)), _actualize(at, to_sympy(a.text, at)), a.line
+    if loop.var != subscript:
+        raise Unresolved(f"'{base}[{subscript}]' (line {a.line}) is not indexed by its loop's variable")
+    k = loop_symbol(unit.key, loop.id, loop.var)
+    y = sp.Dummy("y", integer=True)  # the recorded arrays hold integers
+    at.recurrence = (base, y, [])
+    value = to_sympy(a.text, at)
+    reads = at.recurrence[2]
+    if (value.free_symbols & LOOP_SYMBOLS) - {k}:
+        raise Unresolved(f"'{base}[{subscript}]' (line {a.line}) depends on an enclosing loop")
+    value = _actualize(at, value)
+    if not reads:
+        return None, value.subs(k, _INDEX), a.line
+    return None, _recurrence(r, (unit, fi, a), loop, k, value, y, reads, _INDEX, exclude), a.line
+
+
+def _recurrence(r: Resolver, definition, loop, k: sp.Symbol, g: sp.Expr, y: sp.Dummy,
+                reads: list[sp.Expr], index: sp.Expr, exclude: frozenset) -> sp.Expr:
+    """``a[k] = g(a[k + d])`` stepped by ``-d`` from its first ``k``: ``a[index]`` in closed form."""
+    unit, fi, a = definition
+    base = path_root(a.variable)
+    offsets = {sp.expand(read - k) for read in reads}
+    outer = _resolver(r, unit, fi, loop.parent, loop.line)
+    stride = to_sympy(loop.stride, outer) if loop.stride is not None else None
+    if len(offsets) != 1 or stride is None or not stride.is_integer or stride == 0 \
+            or sp.expand(offsets.pop() + stride) != 0:
+        raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}) is no first-order recurrence over its loop")
+    d = -stride
+    if g.has(k):
+        raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}) changes with its index")
+    start = to_sympy(loop.init, outer) if loop.init is not None else None
+    if start is None:
+        raise Unresolved(f"the loop of '{a.variable}' (line {loop.line}) has no first value")
+    first = _actualize(outer, start + d)  # the element its first iteration reads
+    seed = element_value(r, base, first, exclude | {(unit.key, a.line, a.text)})
+    steps = sp.expand((first - index) / d)
+    increment = sp.expand(g - y)
+    if not increment.has(y):
+        return seed + increment * steps
+    factor = sp.cancel(g / y)
+    if not factor.has(y):
+        return seed * factor**steps
+    if isinstance(g, sp.floor):
+        ratio = sp.cancel(g.args[0] / y)
+        if not ratio.has(y) and ratio.is_positive:
+            return sp.floor(seed * ratio**steps)
+    raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}): no closed form for this recurrence")
+
+
+def _actualize(at: Resolver, expr: sp.Expr) -> sp.Expr:
+    """``expr``, resolved in a function, with the function's parameters replaced by the one value
+    every call of it in the program passes (``setup(&n1, &n2, &n3, lt)`` from main: setup's ``lt``
+    is main's); Unresolved when calls pass different values or none is found."""
+    formals = formal_arguments(at.fdesc.name, at.fdesc.params, at.fdesc.params, expr.free_symbols)
+    if not formals:
+        return expr
+    calls = [(unit, c) for unit in at.unit.peers for c in unit.data.calls if c.callee == at.fdesc.name]
+    if not calls:
+        raise Unresolved(f"{at.fdesc.name}'s parameters in an array's value, and no call of it")
+    values = set()
+    for unit, call in calls:
+        caller = _resolver(at, unit, call.function, call.loop, call.line)
+        actual = formal_arguments(at.fdesc.name, at.fdesc.params, call.args, expr.free_symbols)
+        values.add(expr.subs([(symbol, to_sympy(text, caller)) for symbol, (_, text) in actual.items()]))
+    if len(values) > 1:
+        raise Unresolved(f"calls of {at.fdesc.name} pass different values to an array's value")
+    return values.pop()
+
+
+def _parameter(r: Resolver, base: str, index: sp.Expr, local: bool) -> sp.Expr | None:
+    """The parameter read at ``base[j]`` with ``j`` equal to ``index``, or None."""
+    for unit, p in _parameters(r, base, local):
+        at = _resolver(r, unit, p.function, None, p.line)
+        try:
+            j = to_sympy(_subscript(p.variable), at)
+        except Unresolved:
+            continue
+        if _same(index, j):
+            return r.param_symbols.get(p.variable, parameter_symbol(p))
+    return None
+
+
+def _parameter_subscripts(r: Resolver, base: str, local: bool) -> set[tuple[int, str]]:
+    """(function, subscript text) of the parameters read into elements of ``base``: an assignment
+    to the same element in that function is the value it has when the read does not happen (NPB
+    MG's ``nx[lt] = NX_DEFAULT`` without an input file), not another definition."""
+    return {(p.function, _subscript(p.variable)) for _, p in _parameters(r, base, local)}
+
+
+def _parameters(r: Resolver, base: str, local: bool):
+    units = [r.unit] if local else r.unit.peers
+    for unit in units:
+        for p in unit.params:
+            if p.function is None or not p.variable.startswith(base + "[") or path_root(p.variable) != base:
+                continue
+            if local and p.function != r.function:
+                continue
+            yield unit, p
+
+
+def _definitions(r: Resolver, base: str, local: bool):
+    """(unit, function, assignment) of every assignment to an element of ``base``."""
+    if local:
+        sources = [(r.unit, r.function, r.fdesc)]
+    else:
+        sources = [(unit, fi, f) for unit in r.unit.peers for fi, f in enumerate(unit.functions)
+                   if base not in f.locals and base not in f.params]
+    for unit, fi, function in sources:
+        for a in function.assignments:
+            if path_root(a.variable) == base and a.variable.startswith(base + "[") and (local or a.is_global):
+                yield unit, fi, a
+
+
+def _same(a: sp.Expr, b: sp.Expr) -> bool:
+    """Whether two indices are provably equal (``lt`` and ``(lt - 1) + 1``)."""
+    return a == b or sp.expand(a - b) == 0
+
+
+def _subscript(path: str) -> str:
+    """``k + 1`` of ``nx[k + 1]``."""
+    return path[path.index("[") + 1:-1]
+
+
+def _resolver(r: Resolver, unit, function: int, loop: int | None, line: int) -> Resolver:
+    at = type(r)(unit, function, loop, line, r.param_symbols)
+    at.depth = r.depth + 1
+    return at
