@@ -18,9 +18,10 @@ elements:
 * one recurrence ``a[k] = g(a[k + d])`` in a loop stepping ``k`` by ``-d``, whose first value reads
   an element ``a[b]`` known otherwise: ``g`` applied ``(b - i) / d`` times to ``a[b]``, in closed
   form for ``g(y) = y + c``, ``y * c`` and ``floor(y / c)``;
-* one assignment ``a[j] = v`` outside loops: ``v`` where ``j`` is ``i``.
+* assignments ``a[j] = v`` outside loops, at different indices: ``v`` where ``j`` is ``i`` (the first
+  element of a recurrence is often set so: ``len[0] = n``).
 
-Anything else (several definitions, an update, a condition, another recurrence) is
+Anything else (assignments in several loops, an update, a condition, another recurrence) is
 :class:`Unresolved`, and the loop falls back to a fit as before.  Whether ``i`` lies in the range
 the loop filled is not checked: a wrong value shows as a trip count that does not reproduce the
 run, which the count model checks for every loop.
@@ -61,34 +62,38 @@ def element_value(r: Resolver, base: str, index: sp.Expr, exclude: frozenset = f
             cache[key] = exc
     if isinstance(cache[key], Unresolved):
         raise cache[key]
-    at, value, line = cache[key]
-    if at is None:
-        return value.subs(_INDEX, index)
-    if not _same(index, at):
-        raise Unresolved(f"'{base}[...]' is set at one element (line {line}), not the one sought")
-    return value
+    if isinstance(cache[key], sp.Expr):
+        return cache[key].subs(_INDEX, index)
+    for at, value in cache[key]:
+        if _same(index, at):
+            return value
+    raise Unresolved(f"'{base}[...]' is set at single elements, not at the one sought")
 
 
-def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> tuple[sp.Expr | None, sp.Expr, int]:
-    """The value the one definition of ``base``'s elements gives: (None, value at _INDEX, line)
-    for every element, (index, value, line) for one element only."""
+def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> sp.Expr | list[tuple[sp.Expr, sp.Expr]]:
+    """The value the definitions of ``base``'s elements give: an expression of _INDEX for every
+    element, or (index, value) for each element set alone (outside loops, at different indices)."""
     params = _parameter_subscripts(r, base, local)
     defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
             if (unit.key, a.line, a.text) not in exclude and (fi, _subscript(a.variable)) not in params]
     if not defs:
         raise Unresolved(f"'{base}[...]' has no value perfeq can follow")
-    if len(defs) > 1:
-        raise Unresolved(f"'{base}[...]' is assigned in {len(defs)} places")
-    unit, fi, a = defs[0]
-    if a.op != "=":
-        raise Unresolved(f"'{base}[...]' is updated with {a.op} (line {a.line})")
+    for _, _, a in defs:
+        if a.op != "=":
+            raise Unresolved(f"'{base}[...]' is updated with {a.op} (line {a.line})")
+    looped = [d for d in defs if d[2].loop is not None]
+    if not looped:
+        return _single_elements(r, base, defs)
+    # with others: one assignment in a loop, and outside loops the first elements of its recurrence
+    # (len[0] = n; for (k = 1; ...) len[k] = len[k - 1] * 2)
+    if len(looped) > 1:
+        raise Unresolved(f"'{base}[...]' is assigned in {len(looped)} loops")
+    unit, fi, a = looped[0]
     at = _resolver(r, unit, fi, a.loop, a.line)
     if at._conditional(a.block):
         raise Unresolved(f"'{base}[...]' is assigned under a condition (line {a.line})")
     subscript = _subscript(a.variable)
-    loop = unit.loops[a.loop] if a.loop is not None else None
-    if loop is None:
-        return _actualize(at, to_sympy(subscript, at)), _actualize(at, to_sympy(a.text, at)), a.line
+    loop = unit.loops[a.loop]
     if loop.var != subscript:
         raise Unresolved(f"'{base}[{subscript}]' (line {a.line}) is not indexed by its loop's variable")
     k = loop_symbol(unit.key, loop.id, loop.var)
@@ -99,9 +104,25 @@ def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> tupl
     if (value.free_symbols & LOOP_SYMBOLS) - {k}:
         raise Unresolved(f"'{base}[{subscript}]' (line {a.line}) depends on an enclosing loop")
     value = _actualize(at, value)
+    if not reads and len(defs) > 1:
+        raise Unresolved(f"'{base}[...]' is assigned in {len(defs)} places")
     if not reads:
-        return None, value.subs(k, _INDEX), a.line
-    return None, _recurrence(r, (unit, fi, a), loop, k, value, y, reads, _INDEX, exclude), a.line
+        return value.subs(k, _INDEX)
+    return _recurrence(r, (unit, fi, a), loop, k, value, y, reads, _INDEX, exclude)
+
+
+def _single_elements(r: Resolver, base: str, defs) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(index, value) of each element set alone, unconditionally and once (``len[0] = n``)."""
+    found = []
+    for unit, fi, a in defs:
+        at = _resolver(r, unit, fi, None, a.line)
+        if at._conditional(a.block):
+            raise Unresolved(f"'{base}[...]' is assigned under a condition (line {a.line})")
+        found.append((_actualize(at, to_sympy(_subscript(a.variable), at)), _actualize(at, to_sympy(a.text, at))))
+    indices = [index for index, _ in found]
+    if any(_same(i, j) for n, i in enumerate(indices) for j in indices[n + 1:]):
+        raise Unresolved(f"an element of '{base}' is assigned in several places")
+    return found
 
 
 def _recurrence(r: Resolver, definition, loop, k: sp.Symbol, g: sp.Expr, y: sp.Dummy,

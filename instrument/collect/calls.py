@@ -332,7 +332,7 @@ class CallSites:
         if not args or not mentions_argv(args[0]):
             return
         if name == "sscanf":
-            for path, text in _addressed(args[2:]):
+            for path, text in _addressed(args[2:]) + self._size_elements(args[2:]):
                 self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
             return
         if lvalue:
@@ -350,10 +350,18 @@ class CallSites:
             typ = self.scope.lookup(path) if path.isidentifier() else None
             if typ is None or (typ.depth == 0 and not typ.struct):
                 self.param(stmt, path, lvalue_symbol(path), "input", call, text)
-        for path, text in _addressed_elements(args[first:]):
+        for path, text in self._size_elements(args[first:]):
+            self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+
+    def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:
+        """The elements at a variable index of one-dimensional integer arrays whose addresses are
+        passed (``&nx[lt]``): (element path, C text)."""
+        found = []
+        for path, text in _addressed_elements(args):
             typ = self.scope.lookup(path_root(path))
             if typ is not None and typ.depth == 1 and not typ.floating and not typ.struct:
-                self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+                found.append((path, text))
+        return found
 
     def grid_params(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
         """``factor(nprocs, &px, &py)`` outside loops: a function given the process count and the

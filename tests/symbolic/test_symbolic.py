@@ -560,3 +560,17 @@ def test_level_sizes_kept_in_arrays_are_symbolic(tmp_path):
     predicted = model.counts({"lt": 8.0, "nx_lt": 256.0, "steps": 4.0}, 1)["total"]
     for key in ("ops", "calls", "loads"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
+
+
+def test_recurrences_over_array_elements_are_symbolic(tmp_path):
+    """A doubling recurrence from an element set alone, an additive one, a local array filled by a
+    loop, a halving one from an element read with sscanf: every loop from its bounds, exact at
+    more levels and a larger n than the runs had."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "recurrences.c", tmp_path)
+    model = build_model([run(1, "a.trace", 16, 3), run(1, "b.trace", 32, 4)])
+    fitted = [f for f in model.fallbacks if "recurrences.c" in f and ("as fit" in f or "as constant" in f)]
+    assert fitted == [], fitted
+    measured = measured_counts(from_trace(run(1, "c.trace", 128, 6)))["total"]
+    predicted = model.counts({"n": 128.0, "levels": 6.0, "half_top": 128.0}, 1)["total"]
+    for key in ("ops", "calls", "loads"):
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
