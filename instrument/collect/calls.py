@@ -332,7 +332,8 @@ class CallSites:
         if not args or not mentions_argv(args[0]):
             return
         if name == "sscanf":
-            for path, text in _addressed(args[2:]) + self._size_elements(args[2:]):
+            elements = self._size_elements(args[2:]) if self.loop is None else []  # not a[i] of a read loop
+            for path, text in _addressed(args[2:]) + elements:
                 self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
             return
         if lvalue:
