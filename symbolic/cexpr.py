@@ -15,6 +15,7 @@ import sympy as sp
 from pycparser import c_ast, c_generator, c_parser
 
 from perfeq.instrument.collect.walk import lvalue_path
+from perfeq.symbolic.symbols import formal_arguments
 
 TYPE_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -113,11 +114,14 @@ class _Converter:
         return self._lvalue(node)
 
     def v_ArrayRef(self, node: c_ast.ArrayRef) -> sp.Expr:
+        path = lvalue_path(node)  # sizes[0]: by its spelling
+        if path is not None:
+            return self.resolve(path)
         element = getattr(self.resolve, "element", None)
         base = lvalue_path(node.name)
-        if lvalue_path(node) is None and base is not None and element is not None:
+        if base is not None and element is not None:
             return element(base, self.visit(node.subscript))  # nx[k]: the resolver follows its assignments
-        return self._lvalue(node)
+        raise Unresolved("unsupported construct ArrayRef")
 
     def _lvalue(self, node: c_ast.Node) -> sp.Expr:
         """``cmd.nx``, ``in->particles``, ``sizes[0]``: resolved by their canonical spelling."""
@@ -215,6 +219,13 @@ class _Converter:
         if name is not None and inline is not None:
             return inline(name, args)  # a user function whose body is one return expression
         raise Unresolved(f"call of {name or 'a function pointer'}")
+
+
+def with_arguments(expr: sp.Expr, function, args: list[str], resolve: Resolver) -> sp.Expr:
+    """``expr``, resolved in ``function`` (a FunctionDescriptor), with its parameters replaced one
+    after the other by the C texts ``args`` of a call, each resolved by ``resolve`` (the caller's)."""
+    formals = formal_arguments(function.name, function.params, args, expr.free_symbols)
+    return expr.subs([(symbol, to_sympy(text, resolve)) for symbol, (_, text) in formals.items()])
 
 
 def _is_integer(value: sp.Expr) -> bool:

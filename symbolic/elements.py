@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from perfeq.arguments import path_root
-from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.cexpr import Unresolved, to_sympy, with_arguments
 from perfeq.symbolic.symbols import LOOP_SYMBOLS, formal_arguments, loop_symbol, parameter_symbol
 
 if TYPE_CHECKING:
@@ -170,9 +170,7 @@ def _actualize(at: Resolver, expr: sp.Expr) -> sp.Expr:
         raise Unresolved(f"{at.fdesc.name}'s parameters in an array's value, and no call of it")
     values = set()
     for unit, call in calls:
-        caller = _resolver(at, unit, call.function, call.loop, call.line)
-        actual = formal_arguments(at.fdesc.name, at.fdesc.params, call.args, expr.free_symbols)
-        values.add(expr.subs([(symbol, to_sympy(text, caller)) for symbol, (_, text) in actual.items()]))
+        values.add(with_arguments(expr, at.fdesc, call.args, _resolver(at, unit, call.function, call.loop, call.line)))
     if len(values) > 1:
         raise Unresolved(f"calls of {at.fdesc.name} pass different values to an array's value")
     return values.pop()

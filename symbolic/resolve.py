@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import sympy as sp
 
 from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, LoopDescriptor, UnitDescriptors
 from perfeq.instrument.preprocess import substitute
-from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy
+from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
 from perfeq.symbolic.elements import element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
@@ -232,11 +233,8 @@ class Resolver:
             at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
             at_call.depth = self.depth + 1
 
-            def actual(expr: sp.Expr, function=function, call=call, at_call=at_call) -> sp.Expr:
-                formals = formal_arguments(function.name, function.params, call.args, expr.free_symbols)
-                return expr.subs([(symbol, to_sympy(text, at_call)) for symbol, (_, text) in formals.items()])
-            sub.actual = actual
-            return actual(to_sympy(sets[0].text, sub))
+            sub.actual = partial(with_arguments, function=function, args=call.args, resolve=at_call)
+            return sub.actual(to_sympy(sets[0].text, sub))
         raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
 
     def _global_value(self, name: str) -> sp.Expr | None:

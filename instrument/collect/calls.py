@@ -10,7 +10,7 @@ import re
 
 from pycparser import c_ast
 
-from perfeq.arguments import lvalue_symbol, path_root
+from perfeq.arguments import lvalue_symbol
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.walk import (
@@ -18,7 +18,6 @@ from perfeq.instrument.collect.walk import (
     callee,
     calls,
     direct_value,
-    element_path,
     element_text,
     generate,
     lvalue_path,
@@ -356,12 +355,13 @@ class CallSites:
 
     def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:
         """The elements at a variable index of one-dimensional integer arrays whose addresses are
-        passed (``&nx[lt]``): (element path, C text)."""
+        passed (``&nx[lt]``, NPB MG's size of its finest level; FunctionCollector._size_element):
+        (element path, C text)."""
         found = []
-        for path, text in _addressed_elements(args):
-            typ = self.scope.lookup(path_root(path))
-            if typ is not None and typ.depth == 1 and not typ.floating and not typ.struct:
-                found.append((path, text))
+        for arg in args:
+            path = self._size_element(arg.expr) if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" else None
+            if path:
+                found.append((path, generate(arg.expr)))
         return found
 
     def grid_params(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
@@ -392,19 +392,6 @@ class CallSites:
         if not self.parallel:
             self.after_statement(stmt, hooks.param(variable, access or variable))
             self.after_top_statement(variable, hooks.param(variable, access or variable))
-
-
-def _addressed_elements(args: list[c_ast.Node]) -> list[tuple[str, str]]:
-    """The elements at a variable index of plain arrays whose addresses are passed (``&nx[lt]``,
-    NPB MG's size of its finest level): (element path, C text)."""
-    found = []
-    for arg in args:
-        if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ArrayRef) \
-                and isinstance(arg.expr.name, c_ast.ID):
-            path = element_path(arg.expr)
-            if path:
-                found.append((path, generate(arg.expr)))
-    return found
 
 
 def _addressed(args: list[c_ast.Node]) -> list[tuple[str, str]]:
