@@ -605,6 +605,17 @@ def report(rows: list[dict], summary: dict) -> str:
     return "\n".join(out)
 
 
+def results(rows: list[dict]) -> dict:
+    return {"date": date.today().isoformat(), "programs": rows, "summary": overall(rows)}
+
+
+def write_results(path: Path, rows: list[dict]) -> None:
+    """The result so far, replaced whole (never a half-written file)."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps(results(rows), indent=1))
+    part.replace(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--src", type=Path, help="folder of the programs' sources (SRC/LOCAL/FOLDER)")
@@ -616,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perfeq", default=str(Path(sys.executable).parent / "perfeq"), help="the perfeq command")
     parser.add_argument("--keep", type=Path, help="keep the working folders here (DIR/NAME)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("-o", "--output", type=Path, metavar="RESULTS.json",
+                        help="also write the --json result here after each program (a run stopped early keeps "
+                             "the rows it finished; --load reads it)")
     parser.add_argument("--load", type=Path, metavar="RESULTS.json",
                         help="print the report of a saved --json result instead of running anything")
     parser.add_argument("--reprice", type=Path, metavar="KEPT",
@@ -655,13 +669,13 @@ def main(argv: list[str] | None = None) -> int:
             outcome = evaluate(recipe, args.src.resolve() / recipe.get("local", recipe.name), work, args.perfeq,
                                machine, args.reps, args.probes.resolve() if args.probes else None)
             rows.append(summarize(outcome))
-            if not args.json:
-                print(f"{recipe.name}: {rows[-1]['status']} ({outcome.seconds:.0f} s)", file=sys.stderr)
-    summary = overall(rows)
+            if args.output:
+                write_results(args.output, rows)
+            print(f"{recipe.name}: {rows[-1]['status']} ({outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
     if args.json:
-        print(json.dumps({"date": date.today().isoformat(), "programs": rows, "summary": summary}, indent=1))
+        print(json.dumps(results(rows), indent=1))
     else:
-        print(report(rows, summary))
+        print(report(rows, overall(rows)))
     return 0
 
 
