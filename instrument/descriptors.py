@@ -236,6 +236,9 @@ class FunctionDescriptor:
     returns: str | None = None  # the expression, when the body is a single return statement
     inlined_ops: dict[str, int] | None = None  # straight-line function: operations added to each caller
     returned_names: list[str] | None = None  # every ``return NAME;`` names one of these; None: other returns
+    # a body ending in ``return expr;``, its other returns ``if (cond) return expr;`` statements of the
+    # body: each {"line", "text", "cond"} in order (cond None for the last); None for other bodies
+    return_points: list[dict[str, Any]] | None = None
     locals: list[str] = field(default_factory=list)  # the names the body declares (they hide globals)
     file: str | None = None  # the .c file it is defined in when the unit includes it (None: the unit's own)
 

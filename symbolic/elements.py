@@ -145,6 +145,15 @@ def _recurrence(r: Resolver, definition, loop, k: sp.Symbol, g: sp.Expr, y: sp.D
     first = _actualize(outer, start + d)  # the element its first iteration reads
     seed = element_value(r, base, first, exclude | {(unit.key, a.line, a.text)})
     steps = sp.expand((first - index) / d)
+    value = applied(g, y, seed, steps)
+    if value is None:
+        raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}): no closed form for this recurrence")
+    return value
+
+
+def applied(g: sp.Expr, y: sp.Dummy, seed: sp.Expr, steps: sp.Expr) -> sp.Expr | None:
+    """``g`` (of ``y``) applied ``steps`` times to ``seed``, in closed form for ``y + c``, ``y * c``
+    and ``floor(y / c)``; None for other recurrences."""
     increment = sp.expand(g - y)
     if not increment.has(y):
         return seed + increment * steps
@@ -155,7 +164,7 @@ def _recurrence(r: Resolver, definition, loop, k: sp.Symbol, g: sp.Expr, y: sp.D
         ratio = sp.cancel(g.args[0] / y)
         if not ratio.has(y) and ratio.is_positive:
             return sp.floor(seed * ratio**steps)
-    raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}): no closed form for this recurrence")
+    return None
 
 
 def _actualize(at: Resolver, expr: sp.Expr) -> sp.Expr:

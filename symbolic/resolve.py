@@ -11,6 +11,7 @@ parameters, the process count P, the rank, and compile-time constants.  What is 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -21,7 +22,7 @@ from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, LoopDescriptor, UnitDescriptors
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
-from perfeq.symbolic.elements import element_value
+from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
     formal_arguments,
@@ -29,11 +30,27 @@ from perfeq.symbolic.symbols import (
     loop_symbol,
     parameter_symbol,
 )
+from perfeq.symbolic.tripcount import counted, step_and_count
 
 __all__ = ["LOOP_SYMBOLS", "Resolver", "UnitView", "condition_resolver", "formal_arguments", "formal_symbol",
            "loop_symbol", "parameter_symbol"]
 
 MAX_DEPTH = 20
+
+
+def _given_anyway(value: sp.Expr, returned: sp.Expr, condition) -> bool:
+    """Whether ``value`` is ``returned`` where ``condition`` (a symbol equal to a number) holds."""
+    if not (isinstance(condition, sp.Eq) and condition.lhs.is_Symbol and condition.rhs.is_number):
+        return False
+    try:
+        return sp.simplify(value.subs(condition.lhs, condition.rhs) - returned) == 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _sign(stride: sp.Expr) -> int:
+    """A stride's sign from its assumptions (+1, -1; 0: unknown)."""
+    return 1 if stride.is_positive else -1 if stride.is_negative else 0
 
 
 @dataclass
@@ -78,6 +95,8 @@ class Resolver:
         # the function's parameters replaced by a caller's arguments, where one call is resolved
         # (an element's index needs them before its value is looked up: ``nx[lt]`` in setup)
         self.actual: Callable[[sp.Expr], sp.Expr] | None = None
+        # names given a value here (the unknown of a recurrence being solved: ``ln`` in ``ln = 2 * ln``)
+        self.fixed: dict[str, sp.Expr] = {}
 
     def __call__(self, name: str) -> sp.Expr:
         self.depth += 1
@@ -100,14 +119,18 @@ class Resolver:
             p.variable == name and p.function == self.function for p in self.unit.params
         ):
             return self.param_symbols[name]
+        if name in self.fixed:
+            return self.fixed[name]
         try:
             assignment = self._assignment(name, enclosing)
         except _Branched as branched:
             return self._branch_value(branched)
+        except _Stepped as stepped:
+            return self._recurrence(name, stepped, enclosing)
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
-            return to_sympy(assignment.text, sub)
+            return self._after_loops(name, assignment, enclosing, to_sympy(assignment.text, sub))
         if path_root(name) in self.fdesc.params:  # n, or cmd.nx of a struct parameter cmd
             return formal_symbol(self.fdesc.name, name)
         symbol = self._parameter(name)
@@ -146,17 +169,37 @@ class Resolver:
         return None if macro is None else substitute(macro["params"], args, macro["body"])
 
     def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
-        """The value of a call of a user function whose body is ``return expr;``."""
+        """The value of a call of a user function whose body is ``return expr;``, or ends in
+        ``return expr;`` with ``if (cond) return expr;`` statements before (:meth:`_returned`)."""
         for index, function in enumerate(self.unit.functions):
-            if function.name == name and function.returns:
-                sub = Resolver(self.unit, index, None, function.line, self.param_symbols)
-                sub.depth = self.depth + 1
-                if sub.depth > MAX_DEPTH:
+            if function.name == name and (function.returns or function.return_points):
+                if self.depth + 1 > MAX_DEPTH:
                     raise Unresolved(f"call of {name}: too deep")
                 formals = {formal_symbol(name, p): a for p, a in zip(function.params, args, strict=False)}
-                sub.actual = lambda expr, formals=formals: expr.subs(formals)
-                return to_sympy(function.returns, sub).subs(formals)
+                return self._returned(index, function, formals).subs(formals)
         raise Unresolved(f"call of {name}")
+
+    def _returned(self, index: int, function, formals: dict) -> sp.Expr:
+        """A function's value in terms of its formals: each return's expression where it stands,
+        the early ones under their conditions; an early return the last one's formula gives anyway
+        (``if (n == 1) return 0;`` before a ceil(log2 n)) is left out."""
+        def at(line: int) -> Resolver:
+            sub = Resolver(self.unit, index, None, line, self.param_symbols)
+            sub.depth = self.depth + 1
+            sub.actual = lambda expr: expr.subs(formals)
+            return sub
+
+        if function.returns:
+            return to_sympy(function.returns, at(function.line))
+        *early, last = function.return_points
+        value = to_sympy(last["text"], at(last["line"]))
+        pieces = []
+        for point in early:
+            where = at(point["line"])
+            returned, condition = to_sympy(point["text"], where), to_condition(point["cond"], where)
+            if not _given_anyway(value, returned, condition):
+                pieces.append((returned, condition))
+        return sp.Piecewise(*pieces, (value, True)) if pieces else value
 
     def _parameter(self, name: str) -> sp.Expr | None:
         if name in self.param_symbols:
@@ -272,6 +315,51 @@ class Resolver:
         steps = (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
         return to_sympy(induction["init"], outer) + steps * to_sympy(induction["stride"], outer)
 
+    def _after_loops(self, name: str, chosen: Assignment, enclosing: list[LoopDescriptor],
+                     value: sp.Expr) -> sp.Expr:
+        """``name``'s value here, ``value`` from its assignment ``chosen``, after the loops between
+        that assignment and this point that step it (``lg = 1; while (nn < n) { nn <<= 1; lg++; }
+        return lg;``, ``s = 1; for (k < lt) s *= 2;``): each step a first-order recurrence (``y + c``,
+        ``y * c``, ``floor(y / c)``, :func:`~perfeq.symbolic.elements.applied`) with an amount the
+        iterations do not change, once per iteration of a counted loop that stands unconditionally
+        in the same body as the assignment, around this point, applied as often as the loop
+        iterates.  Unresolved when such a loop changes it otherwise (its value here is then not the
+        assignment's)."""
+        enclosing_ids = {loop.id for loop in enclosing}
+        seen = self.fdesc.assignments[:self.before]
+        position = next(i for i, a in enumerate(seen) if a is chosen)
+        for later in seen[position + 1:]:
+            if later.variable != name or later.loop is None or later.loop in enclosing_ids:
+                continue
+            loop = self.unit.loops[later.loop]
+            if loop.line >= self.line:
+                continue  # not over before here (this point is its header, or comes before it)
+            changed = Unresolved(f"'{name}' changes in the loop at line {loop.line} before this point")
+            if loop.parent != chosen.loop or self._conditional(later.block) or self._conditional(loop.block):
+                raise changed
+            g, y = self._step(later, loop)
+            at = Resolver(self.unit, self.function, loop.parent, loop.line, self.param_symbols)
+            at.depth = self.depth + 1
+            counted(loop)
+            _, count = step_and_count(loop, at, to_sympy(loop.init, at), to_sympy(loop.bound, at), _sign)
+            value = applied(g, y, value, count)
+            if value is None:
+                raise changed
+        return value
+
+    def _step(self, a: Assignment, loop: LoopDescriptor) -> tuple[sp.Expr, sp.Dummy]:
+        """(g, y): assignment ``a`` in ``loop`` as the function ``g`` of its variable's value ``y``
+        before it, the same in every iteration; Unresolved otherwise."""
+        name = a.variable
+        y = sp.Dummy(name, integer=True, positive=True)
+        text = {"=": a.text, "++": f"{name} + 1", "--": f"{name} - 1"}.get(a.op, f"{name} {a.op[:-1]} ({a.text})")
+        step = Resolver(self.unit, self.function, a.loop, a.line, self.param_symbols)
+        step.depth, step.fixed = self.depth + 1, {name: y}
+        g = to_sympy(text, step)
+        if g.free_symbols & LOOP_SYMBOLS:
+            raise Unresolved(f"'{name}' changes by an amount that changes in the loop at line {loop.line}")
+        return g, y
+
     def _is_local(self, name: str) -> bool:
         return any(a.variable == name for a in self.fdesc.assignments) or name in self.fdesc.params
 
@@ -283,23 +371,60 @@ class Resolver:
         if not candidates:
             return None
         usable = [a for a in candidates if a.line <= self.line and (a.loop is None or a.loop in enclosing_ids)]
-        if not usable:
-            if any(a.loop is not None for a in candidates):
+        chosen = usable[-1] if usable else None  # the last before here in source order (several may share a line)
+        renewed = set(self._loop_ids(chosen.loop)) if chosen else set()  # loops each iteration of which sets it
+        for a in candidates:
+            # set in an enclosing loop after this point, and not set again before it in each iteration
+            # of that loop: the next iteration sees it here
+            if a not in usable and a.loop is not None and (a.line > self.line or self.unit.loops[a.loop].line >= self.line) \
+                    and (set(self._loop_ids(a.loop)) & enclosing_ids) - renewed:
+                raise _Stepped(f"'{name}' changes inside an enclosing loop (line {a.line})", a)
+        if chosen is None:
+            if any(a.loop is not None and self.unit.loops[a.loop].line < self.line for a in candidates):
                 raise Unresolved(f"'{name}' is assigned only inside loops")
             return None
-        chosen = usable[-1]  # the last before here in source order (several may share a line)
+        if chosen.loop is not None and (chosen.op != "=" or re.search(rf"\b{re.escape(name)}\b", chosen.text)):
+            # from its value in the iteration before (``ln = 2 * ln`` earlier in this loop's body)
+            raise _Stepped(f"'{name}' changes inside an enclosing loop (line {chosen.line})", chosen)
         if chosen.op != "=":
             raise Unresolved(f"'{name}' is updated with {chosen.op}")
-        for a in candidates:
-            # set in an enclosing loop after this point: the next iteration sees it here
-            if a not in usable and a.loop is not None and a.loop in enclosing_ids:
-                raise Unresolved(f"'{name}' changes inside an enclosing loop (line {a.line})")
         # set once, under a condition: a formal parameter keeps its value from the call otherwise
         # (an assignment with no block is in a straight-line function: it always runs)
         shortened = chosen.block is not None and path_root(name) in self.fdesc.params
         if (len(candidates) > 1 or shortened) and self._conditional(chosen.block):
             raise _Branched(f"'{name}' is assigned under a condition (line {chosen.line})", chosen, usable)
         return chosen
+
+    def _recurrence(self, name: str, stepped: _Stepped, enclosing: list[LoopDescriptor]) -> sp.Expr:
+        """A variable an enclosing loop changes once per iteration by a first-order recurrence
+        (FT's ``ln = 2 * ln`` for the butterflies of each stage, a level loop's ``n /= 2``): its value
+        at the loop's header applied t times (t + 1 where the change comes before this point),
+        t = the loop's iterations so far (:func:`~perfeq.symbolic.elements.applied`: ``y + c``,
+        ``y * c``, ``floor(y / c)``).  Only for one unconditional change directly in a counted loop
+        with an additive stride; ``stepped`` is raised again otherwise."""
+        a = stepped.assignment
+        loop = self.unit.loops[a.loop]
+        inside = [c for c in self.fdesc.assignments[:self.before]
+                  if c.variable == name and c.loop is not None and loop.id in self._loop_ids(c.loop)]
+        if (loop.id not in {e.id for e in enclosing} or inside != [a] or self._conditional(a.block)
+                or loop.var is None or loop.init is None or loop.stride is None or "=" in loop.stride):
+            raise stepped
+        try:
+            g, y = self._step(a, loop)
+        except Unresolved:
+            raise stepped from None
+        header = Resolver(self.unit, self.function, loop.parent, loop.line, self.param_symbols)
+        header.depth = self.depth + 1
+        seed, first, stride = header(name), to_sympy(loop.init, header), to_sympy(loop.stride, header)
+        done = (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
+        value = applied(g, y, seed, done + 1 if a.line < self.line else done)
+        if value is None:
+            raise stepped
+        return value
+
+    def _loop_ids(self, loop: int | None) -> list[int]:
+        """A loop and the loops around it, innermost first."""
+        return [descriptor.id for descriptor in self.unit.loop_chain(loop)]
 
     def _branch_value(self, branched: _Branched) -> sp.Expr:
         """A variable set in a branch of an ``if`` before this point: Piecewise((then value,
@@ -401,6 +526,14 @@ def condition_resolver(unit: UnitView, cond, loop: int | None,
     branches = {b for b in (cond.then_block, cond.else_block, *cond.case_blocks) if b is not None}
     resolver.before = resolver.first_inside(branches)
     return resolver
+
+
+class _Stepped(Unresolved):
+    """A variable an enclosing loop changes (``assignment``) after this point."""
+
+    def __init__(self, message: str, assignment: Assignment):
+        super().__init__(message)
+        self.assignment = assignment
 
 
 class _Branched(Unresolved):

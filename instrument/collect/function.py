@@ -7,7 +7,7 @@ conds.py, calls.py, regions.py), which use the state and the helpers defined her
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pycparser import c_ast
 
@@ -213,7 +213,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         declared = {decl.name for decl in find(self.funcdef.body, c_ast.Decl) if decl.name}
         return d.FunctionDescriptor(id=self.index, name=self.name, line=self.funcdef.coord.line,
                                     params=self.params, recursive=False, returns=self.returned_expression(),
-                                    returned_names=self.returned_names(), locals=sorted(declared - set(self.params)),
+                                    returned_names=self.returned_names(), return_points=self.return_points(),
+                                    locals=sorted(declared - set(self.params)),
                                     file=self.u.included_file, **counts)
 
     def returned_names(self) -> list[str] | None:
@@ -224,6 +225,28 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 return None
             names.add(node.expr.name)
         return sorted(names) or None
+
+    def return_points(self) -> list[dict[str, Any]] | None:
+        """The returns of a body whose last statement is ``return expr;`` and whose other returns are
+        statements ``if (cond) return expr;`` of the body itself (ilog2's ``if (n == 1) return 0;``):
+        each {"line", "text", "cond"} in order, cond None for the last; None for other bodies."""
+        items = self.funcdef.body.block_items or []
+        if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
+            return None
+        points = []
+        for item in items[:-1]:
+            if not any(True for _ in find(item, c_ast.Return)):
+                continue
+            then = item.iftrue if isinstance(item, c_ast.If) and item.iffalse is None else None
+            if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+                then = then.block_items[0]
+            if not isinstance(then, c_ast.Return) or then.expr is None:
+                return None
+            points.append({"line": then.coord.line, "text": self.text_or_generated(then.expr),
+                           "cond": self.text_or_generated(item.cond)})
+        last = items[-1]
+        points.append({"line": last.coord.line, "text": self.text_or_generated(last.expr), "cond": None})
+        return points
 
     def returned_expression(self) -> str | None:
         """The original text of ``expr`` when the whole body is ``return expr;`` (inlined by the model)."""

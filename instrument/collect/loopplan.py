@@ -51,6 +51,9 @@ class LoopForm:
     # (name, init, stride) of other variables the header sets and steps with var (n in
     # ``for (ng = nn, n = 0; ng < e; n++, ng++)``), none of them changed in the body
     inductions: tuple[tuple[str, str, str], ...] = ()
+    # a while loop whose body steps var once per iteration (``while (nn < n) { nn <<= 1; lg++; }``):
+    # init is var itself, its value at entry
+    stepped_in_body: bool = False
 
 
 @dataclass(frozen=True)
@@ -231,11 +234,19 @@ class LoopPlanning:
                 start, other_stride = paired
                 bound, stride = self.text_or_generated(start), str(int(stride) - other_stride)
                 depends = (depends | names(start)) - {_condition_bound(node).name}
+        stepped = False
+        if kind == "while" and var is not None and bound is not None:
+            step = _body_step(node.stmt, var, self.u.stoppers)
+            if step is not None:
+                stride, used = self.loop_stride(step, var)
+                if stride is not None and not (used & _assigned_names(node.stmt)):
+                    init_value, stepped = var, True
+                    depends |= used
         depends.discard(var)
         # (not for a pair running toward each other: the stride is then that of their distance)
         inductions = self.loop_inductions(node, var) if kind == "for" and stride and paired is None else ()
         return LoopForm(var=var, init=init_value, op=op, bound=bound, stride=stride, depends=tuple(sorted(depends)),
-                        inductions=inductions)
+                        inductions=inductions, stepped_in_body=stepped)
 
     def loop_inductions(self, node: c_ast.For, var: str) -> tuple[tuple[str, str, str], ...]:
         """The other variables of a for's header that start in its initialization and move by a
@@ -282,6 +293,8 @@ class LoopPlanning:
                 is_id(rvalue.left, var) or (rvalue.op == "*" and is_id(rvalue.right, var))):
             other = rvalue.right if is_id(rvalue.left, var) else rvalue.left
             return f"{rvalue.op}={self.text_or_generated(other)}", names(other)
+        if step.op == "=" and isinstance(rvalue, c_ast.BinaryOp) and rvalue.op in ("<<", ">>") and is_id(rvalue.left, var):
+            return f"{rvalue.op}={self.text_or_generated(rvalue.right)}", names(rvalue.right)
         if step.op in ("*=", "<<=", ">>=", "/="):
             return f"{step.op}{self.text_or_generated(rvalue)}", set()
         return None, set()
@@ -386,7 +399,7 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     """The loop's flags (but collapsed) and the warnings they come with."""
     flags, warnings = [], []
     var = form.var
-    if var and _assigns(node.stmt, var):
+    if var and _assigns(node.stmt, var) and not form.stepped_in_body:
         flags.append("var-modified")
         warnings.append(f"loop variable '{var}' is modified in the loop body; its trip count will be fitted")
     if var is None or form.bound is None or _data_dependent(node.cond):
@@ -397,6 +410,35 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
         flags.append("goto")
         warnings.append("goto is not supported; this loop is modeled as measured (fit or constant)")
     return flags, warnings
+
+
+def _body_step(body: c_ast.Node | None, var: str, stoppers: set[str]) -> c_ast.Node | None:
+    """The statement of a while loop's body that steps ``var``, when it is the body's only change
+    of ``var``, runs once per iteration (a statement of the body itself, not under a condition or
+    in an inner loop, no ``continue`` of this loop and nothing leaving the loop early) and nothing
+    else in the body reads ``var`` unless it is the last statement (the iterations then see the
+    values a for loop with that step would give them); None otherwise."""
+    items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    steps = [item for item in items if _assigns(item, var)]
+    if len(steps) != 1 or _exits_early(body, stoppers) or _continues(body):
+        return None
+    step = steps[0]
+    if not isinstance(step, (c_ast.Assignment, c_ast.UnaryOp)):
+        return None
+    others = [item for item in items if item is not step and var in names(item)]
+    if others and step is not items[-1]:
+        return None
+    return step
+
+
+def _continues(node: c_ast.Node | None, nested: bool = False) -> bool:
+    """Whether the code holds a ``continue`` of the loop it is the body of."""
+    if node is None:
+        return False
+    if isinstance(node, c_ast.Continue):
+        return not nested
+    inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile))
+    return any(_continues(child, inner) for child in node)
 
 
 def _exits_early(node: c_ast.Node | None, stoppers: set[str], nested: bool = False) -> bool:

@@ -2,7 +2,7 @@
 
 Part of perfeq.symbolic.counts (a mixin of :class:`~perfeq.symbolic.counts.core.CountModel`).
 Each loop's trip count follows the paper's three steps: symbolic from its bounds
-(:func:`additive_trips`, :func:`geometric_trips`), else a fit of the measured trips to the problem
+(:mod:`perfeq.symbolic.tripcount`), else a fit of the measured trips to the problem
 size, else the measured constant; sums over a loop's iterations are closed forms (relaxed when
 sympy finds none).
 """
@@ -18,6 +18,7 @@ from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
 from perfeq.symbolic.symbols import RANK, P, T
+from perfeq.symbolic.tripcount import counted, step_and_count
 
 
 class LoopTrips(CountBase):
@@ -197,32 +198,13 @@ class LoopTrips(CountBase):
         (it is data: read from an array, received by MPI) is, in context ``ctx``, the form of the
         problem size its values recorded at the loop's entries fit (:meth:`recorded_value`).
         """
-        if loop.var is None or loop.bound is None or loop.kind != "for" or loop.init is None:
-            raise Unresolved("not a counted for loop")
-        if loop.stride is None:
-            raise Unresolved("no recognised increment")
+        counted(loop)
         resolver = Resolver(unit, loop.function, loop.parent, loop.line, self.param_symbols)
         first = self._loop_value(ctx, unit, loop, "init", resolver)
         bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         var = loop_symbol(unit.key, loop.id, loop.var)
-        op = loop.op
-        text = loop.stride
-        if text.startswith(("*=", "/=", "<<=", ">>=")):
-            kind, amount = text[:text.index("=") + 1], text[text.index("=") + 1:]
-            factor = to_sympy(amount, resolver)
-            if kind in ("<<=", ">>="):
-                factor = 2**factor
-            if not (factor.is_number and factor > 1):
-                raise Unresolved(f"multiplicative step {text}")
-            count = geometric_trips(first, bound, op, kind, factor)
-            if count is None:
-                raise Unresolved(f"step {text} with condition {op} {loop.bound}")
-            return var, first, ("*" if kind in ("*=", "<<=") else "/", factor), count
-        stride = to_sympy(text, resolver)
-        sign = self._sign(stride)
-        if not sign:
-            raise Unresolved(f"stride {stride} of unknown sign")
-        return var, first, stride, additive_trips(first, bound, op, stride, sign)
+        step, count = step_and_count(loop, resolver, first, bound, self._sign)
+        return var, first, step, count
 
     def _loop_value(self, ctx, unit: UnitView, loop: LoopDescriptor, which: str, resolver: Resolver) -> sp.Expr:
         """A loop's ``init`` or ``bound`` expression: symbolic, else its recorded values fitted."""
@@ -275,36 +257,6 @@ class LoopTrips(CountBase):
         result, relaxed = _summation(expr, limits, loop, self._sign)
         self._relaxed = self._relaxed or relaxed
         return result
-
-
-def additive_trips(first: sp.Expr, bound: sp.Expr, op: str, stride: sp.Expr, sign: int) -> sp.Expr:
-    """Iterations of ``for (v = first; v OP bound; v += stride)``, ``sign`` the stride's (+1 or -1).
-
-    The one trip-count formula: the distance to the bound over the step, rounded up for a strict
-    condition (``<``, ``>``), down plus one for an inclusive one, exact for ``!=``.
-    """
-    if sign > 0:
-        distance, step, strict, inclusive, which = bound - first, stride, "<", "<=", "positive"
-    else:
-        distance, step, strict, inclusive, which = first - bound, -stride, ">", ">=", "negative"
-    if op == strict:
-        return sp.ceiling(distance / step) if step != 1 else distance
-    if op == inclusive:
-        return sp.floor(distance / step) + 1 if step != 1 else distance + 1
-    if op == "!=":
-        return distance / step
-    raise Unresolved(f"condition {op} with a {which} stride")
-
-
-def geometric_trips(first: sp.Expr, bound: sp.Expr, op: str, kind: str, factor: sp.Expr) -> sp.Expr | None:
-    """Iterations of a loop that multiplies (``*=``, ``<<=``) its variable up to a bound, or divides
-    (``/=``, ``>>=``) it down to 0 or 1: logarithms of the ratio; None for other conditions."""
-    if kind in ("*=", "<<=") and op in ("<", "<="):
-        ratio = bound / first
-        return sp.ceiling(sp.log(ratio, factor)) if op == "<" else sp.floor(sp.log(ratio, factor)) + 1
-    if kind in ("/=", ">>=") and op in (">", ">=", "!=") and bound in (0, 1):
-        return sp.floor(sp.log(first, factor)) + (1 if (op == ">" or bound == 0) else 0)
-    return None
 
 
 def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor, sign=None) -> tuple[sp.Expr, bool]:

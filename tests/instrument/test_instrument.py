@@ -346,7 +346,9 @@ def test_while_and_do_loops(outcomes: dict[str, Outcome]) -> None:
     unit = descriptors(outcomes, "loops")
     source = CORPUS / "loops.c"
     loop = loop_at(unit, line_of(source, "while (i < N)"))
-    assert (loop.kind, loop.var, loop.op, loop.bound, loop.init, loop.step) == ("while", "i", "<", "N", None, None)
+    # stepped once per iteration in its body: counted as ``for (; i < N; i += 3)`` from i's value at entry
+    assert (loop.kind, loop.var, loop.op, loop.bound, loop.init, loop.step) == ("while", "i", "<", "N", "i", None)
+    assert loop.stride == "3" and "var-modified" not in loop.flags
     do = loop_at(unit, line_of(source, "    do {"))
     assert (do.kind, do.cond, do.var, do.bound) == ("do", "count < 5", "count", "5")
     forever = loop_at(unit, line_of(source, "for (;;)"))
@@ -679,3 +681,34 @@ def test_cli_writes_both_files_and_reports_warnings(tmp_path: Path, capsys: pyte
     assert status == 0
     assert output.is_file() and (tmp_path / "goto.perfeq.json").is_file()
     assert "warning: goto is not supported" in err and f"wrote {output}" in err
+
+
+def test_while_loops_stepped_in_their_body(outcomes: dict[str, Outcome]) -> None:
+    """A while loop whose body steps its variable once per iteration is counted like a for loop
+    from the variable's value at entry (NPB FT's ilog2); not when the step is conditional, a
+    ``continue`` can skip it, or the body reads the variable before a step that is not last."""
+    unit = descriptors(outcomes, "whiles")
+    source = CORPUS / "whiles.c"
+    doubling = loop_at(unit, line_of(source, "while (nn < n)"))
+    assert (doubling.init, doubling.op, doubling.bound, doubling.stride, doubling.flags) == ("nn", "<", "n", "<<=1", [])
+    halving = loop_at(unit, line_of(source, "while (n > 1)"))
+    assert (halving.init, halving.stride, halving.flags) == ("n", "/=2", [])
+    for function in ("conditional_step", "skipping", "read_before_step"):
+        index = next(f.id for f in unit.functions if f.name == function)
+        (loop,) = [loop for loop in unit.loops if loop.function == index]
+        assert loop.init is None and loop.stride is None and "var-modified" in loop.flags, function
+
+
+def test_return_points(outcomes: dict[str, Outcome]) -> None:
+    """The returns of a body that ends in ``return expr;`` with ``if (cond) return expr;`` before:
+    each with its condition (the model evaluates such a function's calls); none for a return inside
+    a loop."""
+    unit = descriptors(outcomes, "whiles")
+    source = CORPUS / "whiles.c"
+    by_name = {f.name: f for f in unit.functions}
+    assert by_name["ilog2"].return_points == [
+        {"line": line_of(source, "return 0;"), "text": "0", "cond": "n == 1"},
+        {"line": line_of(source, "return lg;"), "text": "lg", "cond": None}]
+    assert [(p["text"], p["cond"]) for p in by_name["early"].return_points] == [
+        ("-1", "n < 0"), ("0", "n == 0"), ("3", None)]
+    assert by_name["find"].return_points is None

@@ -574,3 +574,36 @@ def test_recurrences_over_array_elements_are_symbolic(tmp_path):
     predicted = model.counts({"n": 128.0, "levels": 6.0, "half_top": 128.0}, 1)["total"]
     for key in ("ops", "calls", "loads"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
+
+
+def test_values_counted_by_loops_are_symbolic(tmp_path):
+    """NPB FT's ``m = ilog2(n)`` (a while loop doubling ``nn`` and counting ``lg``, an early
+    ``return 0``), a level count ``while (n > 1) { count += 1; n /= 2; }``, a tally ``m++`` in a
+    for loop and a width ``width *= 2`` once per level: each value after its loop is its first value plus the steps times the iterations, so
+    every loop bound that uses them is symbolic and the counts are exact at 32x the first run.  A
+    variable a completed loop assigns with ``=`` (``last = i`` under a condition) is no longer taken
+    at its value from before that loop: its bound is fitted, and says why."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "counters.c", tmp_path)
+    model = build_model([run(1, "a.trace", 64), run(1, "b.trace", 128)])
+    fitted = [f for f in model.fallbacks if "counters.c" in f]
+    assert len(fitted) == 1 and "counters.c:63:" in fitted[0], fitted
+    assert "'last' changes in the loop at line 60 before this point" in fitted[0]
+    measured = measured_counts(from_trace(run(1, "c.trace", 2048)))["total"]
+    predicted = model.counts({"n": 2048.0}, 1)["total"]
+    for key in ("ops", "calls", "loads", "chain"):
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
+
+
+def test_scalars_an_enclosing_loop_steps_are_symbolic(tmp_path):
+    """``ln = 2 * ln`` after an inner loop to ``ln - 1`` (NPB FT's fft_init), ``size /= 2`` before an
+    inner loop to ``size``, ``w += 2`` after one to ``w * n``: each inner bound is the recurrence's
+    closed form at the outer loop's iteration, so no loop is fitted and the counts are exact at
+    (n, m) = (1024, 9) from runs at (64, 5) and (128, 6)."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "stages.c", tmp_path, "-lm")
+    model = build_model([run(1, "a.trace", 64, 5), run(1, "b.trace", 128, 6)])
+    fitted = [f for f in model.fallbacks if "stages.c" in f and ("as fit" in f or "as constant" in f)]
+    assert fitted == [], fitted
+    measured = measured_counts(from_trace(run(1, "c.trace", 1024, 9)))["total"]
+    predicted = model.counts({"n": 1024.0, "m": 9.0}, 1)["total"]
+    for key in ("ops", "calls", "loads", "math"):
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key

@@ -8,11 +8,12 @@
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 40;
-    int *fill = malloc(4 * sizeof(int));
+    int *fill = calloc(4, sizeof(int));
     double s = 0.0;
     fill[0] = 40;
     for (int i = 0; i < n; i += 2)
-        fill[0]++;
+        if (fill[1] == 0) /* data: an unconditional fill[0]++ is counted (40 + n / 2) since session 27 */
+            fill[0]++;
     for (int rep = 0; rep < 100; rep++)
         for (int i = 0; i < fill[0]; i++)
             s += (i % 7) * 0.5;

@@ -6,11 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* read in the counting loops below, so that their counts are data (since session 27 perfeq counts
+ * s *= 2 and m++ in a loop that does them unconditionally) */
+static int zero[64];
+
 static int side(int lt)
 {
     int s = 1;
     for (int k = 0; k < lt; k++)
-        s *= 2;
+        if (zero[k % 64] == 0)
+            s *= 2;
     return s + 2;
 }
 
@@ -27,7 +32,8 @@ int main(int argc, char **argv)
     int lt = atoi(argv[1]), n = atoi(argv[2]), n1 = side(lt), m = 0;
     double s = 0.0;
     for (int i = 1; i < n - 1; i++)
-        m++;
+        if (zero[i % 64] == 0)
+            m++;
     double *u = calloc((size_t)n1, sizeof(double));
     for (int i = 0; i < n1; i++)
         u[i] = i % 7;
