@@ -115,13 +115,34 @@ class _Converter:
 
     def v_ArrayRef(self, node: c_ast.ArrayRef) -> sp.Expr:
         path = lvalue_path(node)  # sizes[0]: by its spelling
-        if path is not None:
-            return self.resolve(path)
         element = getattr(self.resolve, "element", None)
-        base = lvalue_path(node.name)
-        if base is not None and element is not None:
-            return element(base, self.visit(node.subscript))  # nx[k]: the resolver follows its assignments
+        if path is not None:
+            try:
+                return self.resolve(path)
+            except Unresolved as exc:
+                # dims[2][0] or logd[0], no assignment spelled so: the elements a loop filled
+                # (dims[i][0] = nx; logd[i] = ilog2(d[i])); the reason by its spelling otherwise
+                if element is None:
+                    raise
+                try:
+                    return self._element(node, element)
+                except Unresolved:
+                    raise exc from None
+        if element is not None:
+            return self._element(node, element)  # nx[k]: the resolver follows its assignments
         raise Unresolved("unsupported construct ArrayRef")
+
+    def _element(self, node: c_ast.ArrayRef, element) -> sp.Expr:
+        """``a[i]`` (or ``a[i][j]``, a tuple of indices) by the resolver's ``element``."""
+        subscripts = []
+        while isinstance(node, c_ast.ArrayRef):
+            subscripts.append(node.subscript)
+            node = node.name
+        base = lvalue_path(node)
+        if base is None:
+            raise Unresolved("unsupported construct ArrayRef")
+        indices = [self.visit(subscript) for subscript in reversed(subscripts)]
+        return element(base, indices[0] if len(indices) == 1 else tuple(indices))
 
     def _lvalue(self, node: c_ast.Node) -> sp.Expr:
         """``cmd.nx``, ``in->particles``, ``sizes[0]``: resolved by their canonical spelling."""

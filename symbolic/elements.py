@@ -47,9 +47,13 @@ _INDEX = sp.Dummy("i", integer=True)  # the index of a value found for every ele
 def element_value(r: Resolver, base: str, index: sp.Expr, exclude: frozenset = frozenset()) -> sp.Expr:
     """The value of ``base[index]`` seen by resolver ``r`` (see the module's docstring);
     ``exclude``: assignments (unit key, line, text) not to use (the recurrence whose base is sought)."""
+    if isinstance(index, tuple):
+        return _multi(r, base, tuple(r.actual(i) if r.actual is not None else _actualize(r, i) for i in index))
     # setup's nx[lt] is main's: with the arguments of the call being resolved, else of all its calls
     index = r.actual(index) if r.actual is not None else _actualize(r, index)
     local = base in r.fdesc.locals or base in r.fdesc.params
+    if index.is_Integer and base in r.fdesc.params:  # d[0] of an array parameter: the caller's (d is dims[0])
+        return r(f"{base}[{index}]")
     found = _parameter(r, base, index, local)
     if found is not None:
         return found
@@ -61,6 +65,8 @@ def element_value(r: Resolver, base: str, index: sp.Expr, exclude: frozenset = f
         except Unresolved as exc:
             cache[key] = exc
     if isinstance(cache[key], Unresolved):
+        if index.is_Integer:  # logd[i] = ilog2(d[i]), sought at 0: the loop's variable is 0 in it
+            return _at_index(r, base, index, exclude, local, cache[key])
         raise cache[key]
     if isinstance(cache[key], sp.Expr):
         return cache[key].subs(_INDEX, index)
@@ -75,7 +81,8 @@ def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> sp.E
     element, or (index, value) for each element set alone (outside loops, at different indices)."""
     params = _parameter_subscripts(r, base, local)
     defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
-            if (unit.key, a.line, a.text) not in exclude and (fi, _subscript(a.variable)) not in params]
+            if (unit.key, a.line, a.text) not in exclude and len(_subscripts(a.variable)) == 1
+            and (fi, _subscript(a.variable)) not in params]
     if not defs:
         raise Unresolved(f"'{base}[...]' has no value perfeq can follow")
     for _, _, a in defs:
@@ -109,6 +116,65 @@ def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> sp.E
     if not reads:
         return value.subs(k, _INDEX)
     return _recurrence(r, (unit, fi, a), loop, k, value, y, reads, _INDEX, exclude)
+
+
+def _at_index(r: Resolver, base: str, index: sp.Integer, exclude: frozenset, local: bool,
+              failed: Unresolved) -> sp.Expr:
+    """``base[index]`` at a constant index from the one assignment ``base[k] = f(k)`` in a loop
+    over ``k``, resolved with ``k`` equal to the index (what does not resolve for every ``k``, an
+    array parameter's ``d[k]``, may at a constant one: ``d[0]``); ``failed`` raised otherwise."""
+    defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
+            if (unit.key, a.line, a.text) not in exclude and len(_subscripts(a.variable)) == 1]
+    if len(defs) != 1 or defs[0][2].loop is None or defs[0][2].op != "=":
+        raise failed
+    unit, fi, a = defs[0]
+    loop = unit.loops[a.loop]
+    at = _resolver(r, unit, fi, a.loop, a.line)
+    if at._conditional(a.block) or loop.var is None or _subscripts(a.variable)[0] != loop.var:
+        raise failed
+    at.fixed = {loop.var: index}
+    try:
+        value = to_sympy(a.text, at)
+    except Unresolved:
+        raise failed from None
+    if value.free_symbols & LOOP_SYMBOLS:
+        raise failed
+    return _actualize(at, value)
+
+
+def _multi(r: Resolver, base: str, index: tuple[sp.Expr, ...]) -> sp.Expr:
+    """``base[i][j]...`` of a multi-dimensional array: the one assignment whose constant indices
+    are the sought ones and whose other index, if any, is its loop's variable (``dims[i][0] = nx``
+    in a loop over ``i``: ``dims[2][0]`` is nx), unconditional; Unresolved otherwise."""
+    local = base in r.fdesc.locals or base in r.fdesc.params
+    found = []
+    for unit, fi, a in _definitions(r, base, local):
+        subscripts = _subscripts(a.variable)
+        if len(subscripts) != len(index):
+            continue
+        at = _resolver(r, unit, fi, a.loop, a.line)
+        loop = unit.loops[a.loop] if a.loop is not None else None
+        fixed, matches = {}, True
+        for text, sought in zip(subscripts, index, strict=True):
+            if loop is not None and text == loop.var:
+                fixed[text] = sought
+                continue
+            value = to_sympy(text, at)
+            if not (value.is_number and sought.is_number):
+                raise Unresolved(f"'{base}' is set at {a.variable} (line {a.line}), not comparable with the index sought")
+            matches = matches and value == sought
+        if matches:
+            found.append((at, a, fixed))
+    if len(found) != 1:
+        raise Unresolved(f"'{base}[...]' is set at {len(found)} places for the element sought")
+    at, a, fixed = found[0]
+    if a.op != "=" or at._conditional(a.block) or len(fixed) > 1:
+        raise Unresolved(f"'{a.variable}' (line {a.line}) is no single unconditional assignment over its loop")
+    at.fixed = fixed
+    value = to_sympy(a.text, at)
+    if value.free_symbols & LOOP_SYMBOLS:
+        raise Unresolved(f"'{a.variable} = {a.text}' (line {a.line}) depends on a loop")
+    return _actualize(at, value)
 
 
 def _single_elements(r: Resolver, base: str, defs) -> list[tuple[sp.Expr, sp.Expr]]:
@@ -237,6 +303,21 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
 def _subscript(path: str) -> str:
     """``k + 1`` of ``nx[k + 1]``."""
     return path[path.index("[") + 1:-1]
+
+
+def _subscripts(path: str) -> list[str]:
+    """``["i", "0"]`` of ``dims[i][0]``: each index's text, the brackets at depth 0 split."""
+    found, depth, start = [], 0, None
+    for position, char in enumerate(path):
+        if char == "[":
+            if depth == 0:
+                start = position + 1
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                found.append(path[start:position])
+    return found
 
 
 def _resolver(r: Resolver, unit, function: int, loop: int | None, line: int) -> Resolver:

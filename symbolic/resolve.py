@@ -108,6 +108,8 @@ class Resolver:
             self.depth -= 1
 
     def _resolve(self, name: str) -> sp.Expr:
+        if name in self.fixed:
+            return self.fixed[name]
         enclosing = self.unit.loop_chain(self.loop)
         for loop in enclosing:
             if loop.var == name:
@@ -119,8 +121,6 @@ class Resolver:
             p.variable == name and p.function == self.function for p in self.unit.params
         ):
             return self.param_symbols[name]
-        if name in self.fixed:
-            return self.fixed[name]
         try:
             assignment = self._assignment(name, enclosing)
         except _Branched as branched:
@@ -151,10 +151,11 @@ class Resolver:
             return sp.Integer(self.unit.data.enumerators[name])
         raise Unresolved(f"'{name}'")
 
-    def element(self, base: str, index: sp.Expr) -> sp.Expr:
-        """The value of ``base[index]`` at an index that is no constant (:mod:`.elements`); while a
+    def element(self, base: str, index: sp.Expr | tuple[sp.Expr, ...]) -> sp.Expr:
+        """The value of ``base[index]`` (``base[i][j]`` for a tuple) at an index that is no constant,
+        or at constant ones no assignment spells (:mod:`.elements`); while a
         recurrence over ``base`` is solved, its elements are the unknown it is solved for."""
-        if self.recurrence is not None and self.recurrence[0] == base:
+        if self.recurrence is not None and self.recurrence[0] == base and not isinstance(index, tuple):
             self.recurrence[2].append(index)
             return self.recurrence[1]
         if self.depth + 1 > MAX_DEPTH:

@@ -469,11 +469,15 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 loop=self.loop, is_global=self._is_global(path)))
 
     def _size_element(self, node: c_ast.Node) -> str | None:
-        """``nx[k]`` of a one-dimensional array of integers (level sizes, process grid sides): its
-        element path; None for anything else (the floating-point arrays of a kernel are no sizes)."""
+        """``nx[k]`` of an array of integers (level sizes, process grid sides), ``dims[i][0]`` of a
+        two-dimensional one (NPB FT's sizes per layout), each index an element's: its element path;
+        None for anything else (the floating-point arrays of a kernel are no sizes)."""
         path = element_path(node)
-        typ = self.scope.lookup(node.name.name) if path and isinstance(node.name, c_ast.ID) else None
-        if typ is None or typ.floating or typ.struct is not None or typ.depth != 1:
+        root, depth = node, 0
+        while isinstance(root, c_ast.ArrayRef):
+            root, depth = root.name, depth + 1
+        typ = self.scope.lookup(root.name) if path and isinstance(root, c_ast.ID) else None
+        if typ is None or typ.floating or typ.struct is not None or typ.depth != depth:
             return None
         return path
 

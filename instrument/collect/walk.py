@@ -84,18 +84,22 @@ def lvalue_path(node: c_ast.Node) -> str | None:
 
 
 def element_path(node: c_ast.Node) -> str | None:
-    """An element at an index that is no constant: ``nx[k]``, ``m1[lt]``, ``cfg.dims[d+1]`` (the
-    base's canonical spelling, then the index as pycparser writes it); None for anything else,
-    and for what :func:`lvalue_path` spells (a constant index).  What resolution reads to find the
-    value of ``nx[k]`` at a symbolic ``k`` (perfeq.symbolic.elements)."""
+    """An element at an index that is no constant: ``nx[k]``, ``m1[lt]``, ``cfg.dims[d+1]``,
+    ``dims[i][0]`` (the array's canonical spelling, then each index as pycparser writes it); None
+    for anything else, and for what :func:`lvalue_path` spells (constant indices).  What resolution
+    reads to find the value of ``nx[k]`` at a symbolic ``k`` (perfeq.symbolic.elements)."""
     if not isinstance(node, c_ast.ArrayRef) or lvalue_path(node) is not None:
         return None
-    base = lvalue_path(node.name)
+    subscripts = []
+    while isinstance(node, c_ast.ArrayRef):
+        subscripts.append(node.subscript)
+        node = node.name
+    base = lvalue_path(node)
     if base is None or any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or
                            isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
-                           for n in walk(node.subscript)):
+                           for subscript in subscripts for n in walk(subscript)):
         return None
-    return f"{base}[{generate(node.subscript)}]"
+    return base + "".join(f"[{generate(subscript)}]" for subscript in reversed(subscripts))
 
 
 def arrays(node: c_ast.Node) -> set[str]:

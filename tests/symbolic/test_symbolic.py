@@ -607,3 +607,19 @@ def test_scalars_an_enclosing_loop_steps_are_symbolic(tmp_path):
     predicted = model.counts({"n": 1024.0, "m": 9.0}, 1)["total"]
     for key in ("ops", "calls", "loads", "math"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
+
+
+def test_sizes_in_a_two_dimensional_array_and_its_rows(tmp_path):
+    """NPB FT's sizes: ``dims[i][0] = nx`` ... in a loop over the rows, ``dims[2][0]`` read in
+    main, a row passed as ``int d[3]`` and read as ``d[1]``, the stage count ``logd[0]`` of
+    ``logd[i] = ilog2(d[i])``: all symbolic (the rows per call site), only ilog2's own loop, called
+    with each ``d[i]`` in a loop, is fitted; ops within 1e-4 at 16x the first run."""
+    run = instrumented_program(HERE / "c" / "symbolic" / "dims.c", tmp_path)
+    model = build_model([run(1, "a.trace", 16), run(1, "b.trace", 32)])
+    fitted = {f.split(": ")[0].rsplit("/", 1)[-1] for f in model.fallbacks if "dims.c" in f}
+    assert fitted == {"dims.c:15"}, model.fallbacks
+    measured = measured_counts(from_trace(run(1, "c.trace", 256)))["total"]
+    predicted = model.counts({"n": 256.0}, 1)["total"]
+    assert predicted["ops"] == pytest.approx(measured["ops"], rel=1e-4)
+    for key in ("flops", "loads", "calls"):
+        assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
