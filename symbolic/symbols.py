@@ -160,5 +160,9 @@ _NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcas
 
 
 def lambdify_numpy(arguments, expr):
-    """``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays."""
+    """``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays; a
+    complex infinity (``zoo``, which the printers cannot write) evaluates to nan, so that a branch
+    of a Piecewise that holds one evaluates where it is not taken."""
+    if isinstance(expr, sp.Basic) and expr.has(sp.zoo):
+        expr = expr.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(arguments, expr, modules=_NUMPY)

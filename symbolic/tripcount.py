@@ -40,7 +40,7 @@ def step_and_count(loop: LoopDescriptor, resolver, first: sp.Expr, bound: sp.Exp
         if not (factor.is_number and factor > 1):
             raise Unresolved(f"multiplicative step {text}")
         count = geometric_trips(first, bound, loop.op, kind, factor)
-        if count is None:
+        if count is None or count.has(sp.zoo, sp.nan):  # (a first value of 0 never grows)
             raise Unresolved(f"step {text} with condition {loop.op} {loop.bound}")
         return ("*" if kind in ("*=", "<<=") else "/", factor), count
     stride = to_sympy(text, resolver)

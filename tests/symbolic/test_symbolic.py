@@ -623,3 +623,17 @@ def test_sizes_in_a_two_dimensional_array_and_its_rows(tmp_path):
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=1e-4)
     for key in ("flops", "loads", "calls"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-12), key
+
+
+def test_a_complex_infinity_in_a_branch_not_taken_evaluates():
+    """NPB MG's model held Piecewise((..., nx_lt != 1 ...), (zoo, True)) (a function's value after its
+    early returns, infinite where none is taken): lambdify cannot print zoo, and the model stage
+    stopped with an internal error (KeyError: 'ComplexInfinity') in session 27's corpus run.  The
+    branch taken evaluates; the infinite one is no number."""
+    from perfeq.symbolic.counts.base import _number
+    from perfeq.symbolic.symbols import lambdify_numpy
+
+    n = sp.Symbol("n", positive=True, integer=True)
+    expr = sp.Piecewise((2 * n, sp.Ne(n, 1)), (sp.zoo, True))
+    assert float(lambdify_numpy([n], expr)(3)) == 6.0
+    assert _number(expr, {n: 3.0}) == 6.0 and _number(expr, {n: 1.0}) is None
