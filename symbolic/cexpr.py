@@ -14,7 +14,7 @@ from functools import lru_cache
 import sympy as sp
 from pycparser import c_ast, c_generator, c_parser
 
-from perfeq.instrument.collect.walk import lvalue_path
+from perfeq.instrument.collect.walk import array_subscripts, lvalue_path
 from perfeq.symbolic.symbols import formal_arguments
 
 TYPE_SIZES = {
@@ -134,14 +134,11 @@ class _Converter:
 
     def _element(self, node: c_ast.ArrayRef, element) -> sp.Expr:
         """``a[i]`` (or ``a[i][j]``, a tuple of indices) by the resolver's ``element``."""
-        subscripts = []
-        while isinstance(node, c_ast.ArrayRef):
-            subscripts.append(node.subscript)
-            node = node.name
-        base = lvalue_path(node)
+        array, subscripts = array_subscripts(node)
+        base = lvalue_path(array)
         if base is None:
             raise Unresolved("unsupported construct ArrayRef")
-        indices = [self.visit(subscript) for subscript in reversed(subscripts)]
+        indices = [self.visit(subscript) for subscript in subscripts]
         return element(base, indices[0] if len(indices) == 1 else tuple(indices))
 
     def _lvalue(self, node: c_ast.Node) -> sp.Expr:

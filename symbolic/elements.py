@@ -47,10 +47,11 @@ _INDEX = sp.Dummy("i", integer=True)  # the index of a value found for every ele
 def element_value(r: Resolver, base: str, index: sp.Expr, exclude: frozenset = frozenset()) -> sp.Expr:
     """The value of ``base[index]`` seen by resolver ``r`` (see the module's docstring);
     ``exclude``: assignments (unit key, line, text) not to use (the recurrence whose base is sought)."""
-    if isinstance(index, tuple):
-        return _multi(r, base, tuple(r.actual(i) if r.actual is not None else _actualize(r, i) for i in index))
     # setup's nx[lt] is main's: with the arguments of the call being resolved, else of all its calls
-    index = r.actual(index) if r.actual is not None else _actualize(r, index)
+    actual = r.actual if r.actual is not None else (lambda i: _actualize(r, i))
+    if isinstance(index, tuple):
+        return _multi(r, base, tuple(actual(i) for i in index))
+    index = actual(index)
     local = base in r.fdesc.locals or base in r.fdesc.params
     if index.is_Integer and base in r.fdesc.params:  # d[0] of an array parameter: the caller's (d is dims[0])
         return r(f"{base}[{index}]")
@@ -80,9 +81,8 @@ def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> sp.E
     """The value the definitions of ``base``'s elements give: an expression of _INDEX for every
     element, or (index, value) for each element set alone (outside loops, at different indices)."""
     params = _parameter_subscripts(r, base, local)
-    defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
-            if (unit.key, a.line, a.text) not in exclude and len(_subscripts(a.variable)) == 1
-            and (fi, _subscript(a.variable)) not in params]
+    defs = [(unit, fi, a) for unit, fi, a in _vector_definitions(r, base, exclude, local)
+            if (fi, _subscript(a.variable)) not in params]
     if not defs:
         raise Unresolved(f"'{base}[...]' has no value perfeq can follow")
     for _, _, a in defs:
@@ -123,8 +123,7 @@ def _at_index(r: Resolver, base: str, index: sp.Integer, exclude: frozenset, loc
     """``base[index]`` at a constant index from the one assignment ``base[k] = f(k)`` in a loop
     over ``k``, resolved with ``k`` equal to the index (what does not resolve for every ``k``, an
     array parameter's ``d[k]``, may at a constant one: ``d[0]``); ``failed`` raised otherwise."""
-    defs = [(unit, fi, a) for unit, fi, a in _definitions(r, base, local)
-            if (unit.key, a.line, a.text) not in exclude and len(_subscripts(a.variable)) == 1]
+    defs = list(_vector_definitions(r, base, exclude, local))
     if len(defs) != 1 or defs[0][2].loop is None or defs[0][2].op != "=":
         raise failed
     unit, fi, a = defs[0]
@@ -293,6 +292,13 @@ def _definitions(r: Resolver, base: str, local: bool):
         for a in function.assignments:
             if path_root(a.variable) == base and a.variable.startswith(base + "[") and (local or a.is_global):
                 yield unit, fi, a
+
+
+def _vector_definitions(r: Resolver, base: str, exclude: frozenset, local: bool):
+    """:func:`_definitions` of ``base[k]`` with one index, but those in ``exclude``."""
+    for unit, fi, a in _definitions(r, base, local):
+        if (unit.key, a.line, a.text) not in exclude and len(_subscripts(a.variable)) == 1:
+            yield unit, fi, a
 
 
 def _same(a: sp.Expr, b: sp.Expr) -> bool:

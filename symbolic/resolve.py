@@ -310,11 +310,16 @@ class Resolver:
             raise Unresolved(f"'{induction['var']}': its loop's variable has no first value or stride")
         outer = Resolver(self.unit, self.function, loop.parent, loop.line, self.param_symbols)
         outer.depth = self.depth
-        first, stride = to_sympy(loop.init, outer), to_sympy(loop.stride, outer)
-        if stride == 0:
-            raise Unresolved(f"'{induction['var']}': a stride of 0")
-        steps = (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
+        steps = self._iterations_before(loop, outer)
         return to_sympy(induction["init"], outer) + steps * to_sympy(induction["stride"], outer)
+
+    def _iterations_before(self, loop: LoopDescriptor, header: Resolver) -> sp.Expr:
+        """The iterations of ``loop`` before its current one, from its variable: (var - first) /
+        stride, first value and stride resolved by ``header`` (at the loop's header)."""
+        first, stride = to_sympy(loop.init, header), to_sympy(loop.stride, header)
+        if stride == 0:
+            raise Unresolved(f"the loop at line {loop.line} has a stride of 0")
+        return (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
 
     def _after_loops(self, name: str, chosen: Assignment, enclosing: list[LoopDescriptor],
                      value: sp.Expr) -> sp.Expr:
@@ -416,8 +421,7 @@ class Resolver:
             raise stepped from None
         header = Resolver(self.unit, self.function, loop.parent, loop.line, self.param_symbols)
         header.depth = self.depth + 1
-        seed, first, stride = header(name), to_sympy(loop.init, header), to_sympy(loop.stride, header)
-        done = (loop_symbol(self.unit.key, loop.id, loop.var) - first) / stride
+        seed, done = header(name), self._iterations_before(loop, header)
         value = applied(g, y, seed, done + 1 if a.line < self.line else done)
         if value is None:
             raise stepped

@@ -354,8 +354,8 @@ class CallSites:
             self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
     def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:
-        """The elements at a variable index of one-dimensional integer arrays whose addresses are
-        passed (``&nx[lt]``, NPB MG's size of its finest level; FunctionCollector._size_element):
+        """The elements at a variable index of integer arrays whose addresses are passed
+        (``&nx[lt]``, NPB MG's size of its finest level; FunctionCollector._size_element):
         (element path, C text)."""
         found = []
         for arg in args:

@@ -20,6 +20,7 @@ from perfeq.instrument.collect.invariant import LoopMemory
 from perfeq.instrument.collect.loops import LoopStatements
 from perfeq.instrument.collect.regions import OMP_ONCE, Regions
 from perfeq.instrument.collect.walk import (
+    array_subscripts,
     arrays,
     callee,
     element_path,
@@ -473,11 +474,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         two-dimensional one (NPB FT's sizes per layout), each index an element's: its element path;
         None for anything else (the floating-point arrays of a kernel are no sizes)."""
         path = element_path(node)
-        root, depth = node, 0
-        while isinstance(root, c_ast.ArrayRef):
-            root, depth = root.name, depth + 1
-        typ = self.scope.lookup(root.name) if path and isinstance(root, c_ast.ID) else None
-        if typ is None or typ.floating or typ.struct is not None or typ.depth != depth:
+        array, subscripts = array_subscripts(node)
+        typ = self.scope.lookup(array.name) if path and isinstance(array, c_ast.ID) else None
+        if typ is None or typ.floating or typ.struct is not None or typ.depth != len(subscripts):
             return None
         return path
 

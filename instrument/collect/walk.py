@@ -90,16 +90,23 @@ def element_path(node: c_ast.Node) -> str | None:
     reads to find the value of ``nx[k]`` at a symbolic ``k`` (perfeq.symbolic.elements)."""
     if not isinstance(node, c_ast.ArrayRef) or lvalue_path(node) is not None:
         return None
-    subscripts = []
-    while isinstance(node, c_ast.ArrayRef):
-        subscripts.append(node.subscript)
-        node = node.name
-    base = lvalue_path(node)
+    array, subscripts = array_subscripts(node)
+    base = lvalue_path(array)
     if base is None or any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or
                            isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
                            for subscript in subscripts for n in walk(subscript)):
         return None
-    return base + "".join(f"[{generate(subscript)}]" for subscript in reversed(subscripts))
+    return base + "".join(f"[{generate(subscript)}]" for subscript in subscripts)
+
+
+def array_subscripts(node: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """``(dims, [i, 0])`` of ``dims[i][0]``: the array an element reference starts from and its
+    subscripts, outermost dimension first (``(node, [])`` for anything but an array reference)."""
+    subscripts = []
+    while isinstance(node, c_ast.ArrayRef):
+        subscripts.append(node.subscript)
+        node = node.name
+    return node, subscripts[::-1]
 
 
 def arrays(node: c_ast.Node) -> set[str]:
