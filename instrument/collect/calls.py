@@ -64,7 +64,7 @@ class CallSites:
             lvalue = (path, generate(node.lvalue)) if path else None
         for call in calls(node):
             name = callee(call)
-            if name is None:
+            if name is None or self._pointer_variable(name):
                 self.pointer_call(call)
                 continue
             self.argv_by_reference(node, call)
@@ -168,11 +168,18 @@ class CallSites:
             block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
         ))
 
+    def _pointer_variable(self, name: str) -> bool:
+        """``name`` is a variable (a function pointer: a parameter, a local, a global), not a function."""
+        owner = self.scope.owner(name)
+        return owner is not None and (owner is not self.u.globals or name not in self.u.functions)
+
     def pointer_call(self, call: c_ast.FuncCall) -> None:
-        """``sim->pot->force(sim)``: a call through a function pointer in a struct, announced
-        without a name (the runtime gives it to the next instrumented function entered), so that
-        the callee's context has its call site and its counts their arguments."""
-        if not isinstance(call.name, c_ast.StructRef):
+        """A call through a function pointer: in a struct (``sim->pot->force(sim)``), a table
+        (``handlers[type](...)``) or a variable (``compare(a, b)``), announced without a name (the
+        runtime gives it to the next instrumented function entered from this frame), so that the
+        callee's context has its call site, its calls the count of the caller's block, and its counts
+        their arguments.  ``(*f)(x)`` is left alone."""
+        if not isinstance(call.name, (c_ast.StructRef, c_ast.ArrayRef, c_ast.ID)):
             return
         start = self.u.tok(call.name)
         if start is None:

@@ -69,6 +69,7 @@ class UnitCollector:
         self.structs: dict[str, dict] = {}  # struct key -> its members' CTypes, by name
         self.globals = Scope()
         self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
+        self.functions: set[str] = set()  # every function the unit declares or defines (a library's too)
         self.defined: list[c_ast.FuncDef] = []
         self.unit = d.UnitDescriptors(source=source.path, digest="", instrumented="")
         self._seq = 0
@@ -205,10 +206,13 @@ class UnitCollector:
             self._fields_of(ext.type)
         elif isinstance(ext, c_ast.FuncDef):
             self.globals.names[ext.decl.name] = type_of_decl(ext.decl.type, self.typedefs)
+            self.functions.add(ext.decl.name)
         elif isinstance(ext, c_ast.Decl):
             self._fields_of(ext.type)
             if ext.name:
                 self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
+                if isinstance(ext.type, c_ast.FuncDecl):
+                    self.functions.add(ext.name)
                 if isinstance(ext.type, c_ast.FuncDecl) and (self.in_program_text(ext) or self._program_header(ext)):
                     self.user_functions.add(ext.name)
 

@@ -646,7 +646,7 @@ static perfeq_ctx_t *perfeq__enter_again(perfeq__thread_t *t, perfeq_unit_t *uni
     if (t->hot.ncalls == 0 || t->hot.depth == 0 || t->hot.depth == t->hot.capacity)
         return NULL;
     call = &t->hot.calls[t->hot.ncalls - 1];
-    if (call->depth != t->hot.depth || call->callee != unit->funcs[func].name)
+    if (call->depth != t->hot.depth || !perfeq__names(&t->hot, call, unit->funcs[func].name))
         return NULL;
     node = t->hot.stack[t->hot.depth - 1];
     c = node->last_hit;

@@ -140,6 +140,20 @@ extern _Thread_local perfeq_calls_t *perfeq_calls_self;
 #endif
 extern volatile int perfeq_recording;             /* 1 while the library records */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PERFEQ__INLINE static __inline__
+#else
+#define PERFEQ__INLINE static inline
+#endif
+/* The announcement on top (in the current frame) is for a function named `name`: it names it, or it
+ * is a call through a pointer (no name) and the frame's only one pending, so that no announcement
+ * below it names the function (the library's search would take that one first). */
+PERFEQ__INLINE int perfeq__names(const perfeq_calls_t *h, const perfeq_call_note_t *call, const char *name)
+{
+    return call->callee == name
+           || (!call->callee && (h->ncalls == 1 || h->calls[h->ncalls - 2].depth < h->depth));
+}
+
 /* ---- the functions the macros call (library API) ------------------------------------------- */
 
 /* Register `unit` when the program is loaded (a constructor, PERFEQ_REGISTER_UNIT), so that the
@@ -240,7 +254,7 @@ static __inline__ perfeq_ctx_t *perfeq__enter_inline(perfeq_unit_t *unit, int fu
             if (!call || call->depth < h->depth) { /* nothing announced in the caller's frame */
                 if (!c->caller_unit && c->site == -1)
                     goto hit;
-            } else if (call->depth == h->depth && call->callee == unit->funcs[func].name
+            } else if (call->depth == h->depth && perfeq__names(h, call, unit->funcs[func].name)
                        && call->unit == c->caller_unit && call->site == c->site) {
                 h->ncalls--;
                 goto hit;

@@ -252,6 +252,22 @@ def test_a_kernel_called_through_a_function_pointer(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 400), {"N": 400})
 
 
+def test_handlers_called_through_a_table_a_parameter_and_a_global_pointer(tmp_path):
+    """handlers[type](...), cmp(a, b) and hook(v) are announced without a name: every handler's
+    context has its call site (none from an unknown one) and the model is exact at 8x."""
+    instrumented, plain = build(REAL / "handlers.c", tmp_path)
+    same_output(instrumented, plain, 960)
+    text = (tmp_path / "build" / "handlers.perfeq.c").read_text()
+    for call in ("handlers[type](me, msg, size)", "hook(size)", "cmp(v[i], pivot)"):
+        assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, 0, [^;]*" + re.escape(call), text), call
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (120, 240)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert not [f for f in data["fallbacks"] if "unknown call site" in f or "loop modeled" in f]
+    assert data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 960), {"n": 960})
+
+
 def test_rank_and_size_kept_in_struct_fields(tmp_path):
     run = mpi_program(tmp_path, REAL / "rankfield.c")
     small = [run(2, 100, "a.trace"), run(2, 200, "b.trace"), run(1, 100, "c.trace")]
