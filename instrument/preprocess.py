@@ -252,9 +252,16 @@ def _inside(path: Path, folders: tuple[Path, ...]) -> bool:
 
 
 class _Parser(c_parser.CParser):
-    """pycparser's parser, also reading an old-style definition with an implicit ``int`` and a
-    declaration list, ``main(argc, argv) int argc; char **argv; { ... }`` (NPB's is.c; gcc accepts
-    it), which pycparser 3 refuses as "Invalid function definition"."""
+    """pycparser's parser, also reading C89's implicit ``int`` (gcc accepts it): an old-style
+    definition with a declaration list, ``main(argc, argv) int argc; char **argv; { ... }`` (NPB's
+    is.c), which pycparser 3 refuses as "Invalid function definition", and a declaration whose
+    specifiers name no type, ``extern layer_size;`` or ``static count = 0;`` (Rodinia backprop),
+    "Missing type in declaration"."""
+
+    def _fix_decl_name_type(self, decl, typename):
+        if not typename and isinstance(decl, c_ast.Decl):
+            typename = [c_ast.IdentifierType(["int"], coord=decl.coord)]
+        return super()._fix_decl_name_type(decl, typename)
 
     def _parse_external_declaration(self):
         tok = self._peek()

@@ -20,12 +20,12 @@ _PUNCT = sorted(
 )
 _TOKEN_RE = re.compile(
     r"""
-    (?P<ws>[ \t\r\f\v]+)
+    (?P<ws>(?:[ \t\r\f\v]|\\\r?\n)+)
   | (?P<nl>\n)
-  | (?P<lcomment>//[^\n]*)
+  | (?P<lcomment>//(?:\\\r?\n|[^\n])*)
   | (?P<bcomment>/\*.*?\*/)
-  | (?P<string>(?:u8|u|U|L)?"(?:\\.|[^"\\\n])*")
-  | (?P<char>(?:u|U|L)?'(?:\\.|[^'\\\n])*')
+  | (?P<string>(?:u8|u|U|L)?"(?:\\\r\n|\\.|[^"\\\n])*")
+  | (?P<char>(?:u|U|L)?'(?:\\\r\n|\\.|[^'\\\n])*')
   | (?P<ident>[A-Za-z_]\w*)
   | (?P<number>\.?\d(?:[eEpP][+-]|[\w.])*)
   | (?P<punct>"""
@@ -229,7 +229,7 @@ class SourceText:
                         if nl < 0:
                             end = len(text)
                             break
-                        if text[nl - 1 : nl] == "\\":
+                        if text[max(0, nl - 2) : nl].rstrip("\r").endswith("\\"):  # \ and LF or CRLF
                             end = nl + 1
                             continue
                         end = nl
@@ -248,14 +248,13 @@ class SourceText:
             if kind == "nl":
                 at_line_start = True
                 line += 1
-            elif kind in ("ws",):
-                pass
-            elif kind == "bcomment" or kind == "lcomment":
+            elif kind in ("ws", "bcomment", "lcomment"):  # (a line splice, a comment continued by one)
                 line += value.count("\n")
             else:
                 at_line_start = False
                 if line not in inactive:
                     tokens.append(Token(kind, value, match.start(), match.end(), line))
+                line += value.count("\n")  # a string continued on the next line by a splice
             pos = match.end()
         return tokens
 

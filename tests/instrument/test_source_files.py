@@ -1,5 +1,6 @@
 """What the instrumenter accepts as a C source: Latin-1 text (older codes' comments and strings) kept
-byte for byte, and one error line, with nothing written, for a binary file or a file that is not .c."""
+byte for byte, line splices and CRLF line endings, and one error line, with nothing written, for a
+binary file or a file that is not .c."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import one_line_error
+from conftest import TESTS, one_line_error
 
 from perfeq.cli import main
 from perfeq.instrument.compile import compile_instrumented
+from perfeq.instrument.descriptors import read_descriptors
 from perfeq.toolchain import find_mpi
 
 # A comment and a string literal in Latin-1 (0xe9: e acute, 0xa9: copyright): not valid UTF-8.
@@ -38,6 +40,27 @@ def test_latin1_source_is_instrumented_byte_for_byte_and_runs_the_same(tmp_path:
     outputs = [subprocess.run([str(b)], capture_output=True, check=True).stdout for b in (plain, binary)]
     assert outputs[0] == outputs[1] == b"4 19800\n"
     assert source.read_bytes() == LATIN1
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_line_splices_with_lf_or_crlf_keep_the_lines_and_the_output(tmp_path: Path, ending: bytes) -> None:
+    """A string, an expression, a // comment and a macro continued by a backslash: with CRLF line
+    endings the string stopped the instrumenter ("cannot read character '\"'", Rodinia kmeans), and
+    with LF a spliced string shifted every later line by one, so the loop after it was "not found
+    in the source" and not instrumented."""
+    text = (TESTS / "c" / "instrument" / "splices.c").read_bytes().replace(b"\n", ending)
+    source = tmp_path / "splices.c"
+    source.write_bytes(text)
+    mpicc = find_mpi().mpicc
+    binary, plain = tmp_path / "splices", tmp_path / "plain"
+    compile_instrumented([mpicc, "-w", str(source), "-o", str(binary)], tmp_path / "build")
+    subprocess.run([mpicc, "-w", str(source), "-o", str(plain)], check=True)
+    outputs = [subprocess.run([str(b), "5"], capture_output=True, check=True).stdout.replace(str(b).encode(), b"P")
+               for b in (plain, binary)]
+    assert outputs[0] == outputs[1] == b"usage: P n\n10 20 x\n"
+    unit = read_descriptors(tmp_path / "build" / "splices.perfeq.json")
+    assert [loop.line for loop in unit.loops] == [19, 23]
+    assert source.read_bytes() == text
 
 
 @pytest.mark.parametrize(("name", "content", "message"), [
