@@ -195,6 +195,8 @@ def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) ->
             unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="macro", function=None,
                                                line=0, text=unit.macros[variable]))
             found = True
-        if not found:
-            unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="user", function=None,
-                                               line=0, text=variable))
+        if not found:  # recorded where loops read it as their bound (symbolic.observe.add_bound_value)
+            owners = [f.id for f in unit.functions if variable in f.locals or variable in f.params]
+            unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="user",
+                                               function=owners[0] if len(owners) == 1 else None, line=0,
+                                               text=variable))

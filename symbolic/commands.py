@@ -256,12 +256,12 @@ def model_against_run(model_path: Path, trace: Path, as_json: bool) -> int:
     recorded, the sizes its build compiled in), P and T, against what the run measured, key by key."""
     from perfeq.symbolic import fidelity
     from perfeq.symbolic.model import load_model
-    from perfeq.symbolic.observe import from_trace
+    from perfeq.symbolic.observe import add_bound_value, from_trace
 
     model = load_model(model_path)
     run = from_trace(trace)
     missing = [f"{name} ('{entry['variable']}')" for name, entry in model.parameters.items()
-               if entry["variable"] not in run.params]
+               if entry["variable"] not in run.params and not add_bound_value(run, entry["variable"])]
     if missing:
         raise UsageError(f"{trace}: the run has no value of the parameter(s) {', '.join(missing)}")
     check = fidelity.self_check(model, [run], [trace])

@@ -32,7 +32,8 @@ from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.messages import message_counts
-from perfeq.symbolic.observe import RunObservation, called_in_team, from_trace
+from perfeq.symbolic.observe import (RunObservation, add_bound_value, bound_loops, called_in_team, from_trace,
+                                     owner_function)
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy, size_symbol
 from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
@@ -372,6 +373,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
     runs = [from_trace(t) for t in traces]
+    runs = _read_as_bounds(runs, traces, params or {})
     primary, *others = _primary_first(runs)
     run = _rename_params(primary, params or {})
     counter = CountModel(run, others)
@@ -417,7 +419,8 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         parameters=parameters,
         items=items,
         nests=nests,
-        fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs) + _unsited(runs, traces),
+        fallbacks=[f.message() for f in counter.fallbacks] + _confounded(parameters, runs) + _unsited(runs, traces)
+        + _unrecorded_sizes(counter, runs),
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads, "mpi": r.mpi} for r in runs],
         unused=unused,
@@ -555,6 +558,59 @@ def _path_parts(ctx) -> list[tuple[str, int, int | None]]:
 def _named(param: ParamDescriptor, symbol: str) -> ParamDescriptor:
     """A candidate named with --param: a macro of the program's becomes a parameter like a -D one."""
     return dataclasses.replace(param, symbol=symbol, source="define" if param.source == "macro" else param.source)
+
+
+def _unrecorded_sizes(counter: CountModel, runs: list[RunObservation]) -> list[str]:
+    """Variables that bound loops perfeq could not model, hold one value in each run and differ
+    between the runs, and that no statement records as a parameter (a size counted while reading
+    an input file, Rodinia kmeans' numObjects): said with the --param that makes them one."""
+    fallen = {f.where for f in counter.fallbacks if f.what == "loop"}
+    found = []
+    for unit in counter.run.units.values():
+        name = unit.source
+        variables = {loop.bound for loop in unit.loops if loop.bound and loop.bound.isidentifier()
+                     and f"{name}:{loop.line}" in fallen}
+        for variable in sorted(variables):
+            if any(p.variable == variable for p in unit.params):
+                continue
+            values = []
+            for run in runs:
+                probe = dataclasses.replace(run, params={}, rank_params={})
+                if not add_bound_value(probe, variable):
+                    break
+                values.append(probe.params[variable])
+            if len(values) == len(runs) and len(set(values)) > 1:
+                lines = ", ".join(str(loop.line) for loop in bound_loops(unit, variable))
+                taken = {str(v) for v in counter.param_symbols.values()}
+                symbol = variable.upper() if variable.upper() not in taken else variable
+                found.append(f"{name}:{lines}: '{variable}' bounds these loops and differs between the traces "
+                             f"({', '.join(f'{v:g}' for v in values)}) but no statement records it (counted while "
+                             f"reading input?): give --param {symbol}={variable} to make it a parameter")
+    return found
+
+
+def _read_as_bounds(runs: list[RunObservation], traces: list[Path], params: dict[str, str]) -> list[RunObservation]:
+    """``--param N=n`` for a variable no statement records but loops read as their bound (a size
+    the program counts while reading its input file): a user parameter of the units with such
+    loops, its value in each run the bounds' (symbolic.observe.add_bound_value); a UsageError
+    naming the trace where the bounds do not give one value."""
+    for variable in params.values():
+        if any(p.variable == variable for run in runs for unit in run.units.values() for p in unit.params):
+            continue
+        changed = []
+        for run, trace in zip(runs, traces, strict=True):
+            units = {path: dataclasses.replace(unit, params=[*unit.params, ParamDescriptor(
+                         variable=variable, symbol=variable, source="user", function=owner_function(unit, variable),
+                         line=0, text=variable)]) if bound_loops(unit, variable) else unit
+                     for path, unit in run.units.items()}
+            read = any(unit is not run.units[path] for path, unit in units.items())
+            run = dataclasses.replace(run, units=units, params=dict(run.params), rank_params=dict(run.rank_params))
+            if read and not add_bound_value(run, variable):
+                raise UsageError(f"{trace}: no value of '{variable}': the loops that read it as their bound "
+                                 "did not run, or saw it change")
+            changed.append(run)
+        runs = changed
+    return runs
 
 
 def _rename_params(run: RunObservation, params: dict[str, str]) -> RunObservation:

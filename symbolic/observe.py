@@ -110,7 +110,59 @@ def from_trace(path: str | Path) -> RunObservation:
     graph = CallGraph.from_trace(trace)
     roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
     mpi = any(rank.header.get("rank_source", "mpi") == "mpi" for rank in trace.ranks.values())
-    return RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
+    run = RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
+    for unit in units.values():  # named with --param and recorded by no statement of their own
+        for p in unit.params:
+            if p.source == "user" and p.variable not in params:
+                add_bound_value(run, p.variable)
+    return run
+
+
+def owner_function(unit: UnitDescriptors, variable: str) -> int | None:
+    """The one function of ``unit`` that declares ``variable`` (a local or a parameter); None when
+    none does (a global) or several do."""
+    owners = [f.id for f in unit.functions if variable in f.locals or variable in f.params]
+    return owners[0] if len(owners) == 1 else None
+
+
+def bound_loops(unit: UnitDescriptors, variable: str) -> list:
+    """The loops of ``unit`` whose bound is exactly ``variable`` and recorded in a value slot: in the
+    function that declares it, or, for a global, in every function that does not hide it."""
+    function = owner_function(unit, variable)
+    found = []
+    for loop in unit.loops:
+        if loop.bound != variable or "bound" not in (loop.values or {}):
+            continue
+        where = unit.functions[loop.function]
+        if loop.function == function if function is not None else \
+                variable not in where.locals and variable not in where.params:
+            found.append(loop)
+    return found
+
+
+def add_bound_value(run: RunObservation, variable: str) -> bool:
+    """Give ``run`` the value of a parameter variable no statement recorded (a size the program
+    counts while reading its input, named by the user with --param) where the program reads it as
+    a loop bound: the bound's value slot in every context that ran such a loop, on each rank,
+    when all of them hold that one value at every entry.  False (nothing added) otherwise."""
+    by_rank: dict[int, set[float]] = {}
+    for ctx in run.contexts():
+        unit = run.units.get(ctx.unit)
+        if unit is None:
+            continue
+        for loop in bound_loops(unit, variable):
+            if loop.function != ctx.function:
+                continue
+            for rank, stats in ctx.values.items():
+                stat = stats.get(loop.values["bound"])
+                if stat is not None and stat.min is not None:
+                    by_rank.setdefault(rank, set()).update({stat.min, stat.max})
+    if not by_rank or any(len(values) != 1 for values in by_rank.values()):
+        return False
+    ranks = sorted(by_rank)
+    run.rank_params[variable] = [next(iter(by_rank[r])) for r in ranks]
+    run.params[variable] = run.rank_params[variable][0]
+    return True
 
 
 def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObservation | None:

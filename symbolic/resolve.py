@@ -118,7 +118,8 @@ class Resolver:
                 if induction["var"] == name:
                     return self._induction(loop, induction)
         if name in self.param_symbols and any(
-            p.variable == name and p.function == self.function for p in self.unit.params
+            p.variable == name and (p.function == self.function or self._named_by_user(p, name))
+            for p in self.unit.params
         ):
             return self.param_symbols[name]
         try:
@@ -201,6 +202,12 @@ class Resolver:
             if not _given_anyway(value, returned, condition):
                 pieces.append((returned, condition))
         return sp.Piecewise(*pieces, (value, True)) if pieces else value
+
+    def _named_by_user(self, p, name: str) -> bool:
+        """``--param N=n`` for a global n no statement records: n is N wherever it is read (the
+        user's word; the self-check says where that does not hold)."""
+        return p.source == "user" and p.function is None and name not in self.fdesc.locals \
+            and name not in self.fdesc.params
 
     def _parameter(self, name: str) -> sp.Expr | None:
         if name in self.param_symbols:

@@ -240,6 +240,43 @@ def test_sizes_read_from_an_input_file(tmp_path):
                  {"cfg_n": 800, "steps": 5})
 
 
+def test_a_size_counted_while_reading_the_input_is_a_parameter_by_its_loop_bounds(tmp_path, capsys):
+    """n is the input's line count: without --param the model says which variable to name (and
+    that it does not reproduce its runs); --param N=n, at perfeq cc or at perfeq model, takes its
+    value from the loops' recorded bounds, and the model is exact at 8x, also for perfeq counts."""
+    instrumented, plain = build(REAL / "counted.c", tmp_path)
+    inputs = []
+    for n in (100, 200, 800):
+        inputs.append(tmp_path / f"in{n}")
+        inputs[-1].write_text("x\n" * n)
+    same_output(instrumented, plain, inputs[2])
+    small = [trace(instrumented, tmp_path / f"{i}.trace", inputs[i]) for i in (0, 1)]
+    big = trace(instrumented, tmp_path / "big.trace", inputs[2])
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    err = capsys.readouterr().err
+    assert "'n' bounds these loops and differs between the traces (100, 200)" in err
+    assert "give --param N=n" in err and "does not reproduce its own run" in err
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["parameters"] == {"N": {"variable": "n", "value": 100}}
+    assert data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", big, {"N": 800})
+    capsys.readouterr()
+    assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(big)]) == 0
+    assert "N=800" in capsys.readouterr().out
+    # named at perfeq cc: the descriptors hold it, perfeq model needs no --param
+    folder = tmp_path / "named"
+    folder.mkdir()
+    mpicc = find_mpi().mpicc
+    assert cli.main(["cc", "--param", "N=n", "--build-dir", str(folder / "build"), "--", mpicc, "-O1",
+                     str(REAL / "counted.c"), "-o", str(folder / "prog")]) == 0
+    small = [trace(folder / "prog", folder / f"{i}.trace", inputs[i]) for i in (0, 1)]
+    assert cli.main(["model", *map(str, small), "-o", str(folder / "m.json")]) == 0
+    assert set(json.loads((folder / "m.json").read_text())["parameters"]) == {"N"}
+    assert_exact(folder / "m.json", trace(folder / "prog", folder / "big.trace", inputs[2]), {"N": 800})
+
+
 def test_a_kernel_called_through_a_function_pointer(tmp_path):
     instrumented, plain = build(REAL / "fnpointer.c", tmp_path)
     same_output(instrumented, plain, 400)
