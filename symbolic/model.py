@@ -32,8 +32,14 @@ from perfeq.symbolic.counts import CountModel
 from perfeq.symbolic.linearize import misses, nest_items
 from perfeq.symbolic.machine import Machine
 from perfeq.symbolic.messages import message_counts
-from perfeq.symbolic.observe import (RunObservation, add_bound_value, bound_loops, called_in_team, from_trace,
-                                     owner_function)
+from perfeq.symbolic.observe import (
+    RunObservation,
+    add_bound_value,
+    bound_loops,
+    called_in_team,
+    from_trace,
+    owner_function,
+)
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy, size_symbol
 from perfeq.symbolic.sync import SiteRun, SyncSite, measured_run, synchronising
