@@ -17,6 +17,8 @@ from perfeq.instrument.collect.walk import find
 from perfeq.instrument.opcount import Scope
 
 OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop|loop)\b")
+# a loop one thread runs in SIMD lanes (no worksharing): its iterations are not split over the team
+OMP_SIMD = re.compile(r"^\s*omp\s+simd\b")
 OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
 OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
 # default(none): every variable the construct uses must be listed, the hooks' too

@@ -410,6 +410,14 @@ def test_a_combined_parallel_loop_is_counted_once_before_the_construct(tmp_path,
     assert text.count("PERFEQ_TRIPS_LT(") == 3  # the three combined loops, in serial code
 
 
+def test_simd_loops_inside_a_parallel_loop_are_not_split_over_the_threads(tmp_path, monkeypatch):
+    """omp simd alone is no worksharing construct: its loops run whole in each thread's
+    iterations of the parallel loop (they were divided by T a second time)."""
+    assert_exact_on_two_threads(REAL / "simdinner.c", tmp_path, monkeypatch)
+    data = json.loads((tmp_path / "build" / "simdinner.perfeq.json").read_text())
+    assert [loop["worksharing"] for loop in data["loops"]] == [False, True, False, False]
+
+
 def test_an_options_struct_reached_through_another_pointer_name(tmp_path):
     """input->segments set by a parsing helper, the loop bounded by the caller's I->segments: the
     bound is the parameter (it was 'not symbolic' and fitted), exact at 8x."""
