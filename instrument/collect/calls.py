@@ -10,7 +10,7 @@ import re
 
 from pycparser import c_ast
 
-from perfeq.arguments import lvalue_symbol
+from perfeq.arguments import lvalue_symbol, path_root
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.walk import (
@@ -19,6 +19,8 @@ from perfeq.instrument.collect.walk import (
     calls,
     direct_value,
     element_text,
+    find,
+    formal_parameters,
     generate,
     lvalue_path,
     mentions_argv,
@@ -70,6 +72,8 @@ class CallSites:
             self.argv_by_reference(node, call)
             if name in self.u.user_functions:
                 self.user_call(call, name)
+                if name in self.u.inlined:
+                    self.inlined_setter(node, call, name)
                 if target and direct_value(node) is call:
                     self.returned_allocation(call, name, target)
                 if lvalue and direct_value(node) is call:
@@ -386,19 +390,80 @@ class CallSites:
             if typ is not None and typ.depth == 0 and not typ.struct:
                 self.param(stmt, path, lvalue_symbol(path), "procgrid", call, text)
 
-    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall,
+    def inlined_setter(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
+        """``set_warmup(atoi(optarg))`` of a straight-line setter (``options.skip = value;``), which
+        has no hooks of its own: the globals it sets from that argument, recorded after the call."""
+        positions = self.u.setters.get(name, set())
+        fd = next((f for f in self.u.defined if f.decl.name == name), None)
+        args = call.args.exprs if call.args else []
+        if fd is None or not positions:
+            return
+        formals = [formal for formal, _ in formal_parameters(fd)]
+        for item in fd.body.block_items or []:
+            path = _global_set_from(item, formals, positions, self.u.globals)
+            if path is not None and any(p < len(args) for p in positions) and self.scope.owner(path_root(path)) is self.u.globals:
+                self.param(stmt, path, lvalue_symbol(path), "argv", call, generate(item.lvalue))
+
+    def setter_param(self, stmt: c_ast.Node) -> None:
+        """``options.loop = value;`` in a function some call gives a number from the command line
+        in ``value`` (``set_num_iterations(atoi(optarg))``): the global it sets is a candidate."""
+        positions = self.u.setters.get(self.name)
+        if not positions:
+            return
+        formals = [name for name, _ in formal_parameters(self.funcdef)]
+        path = _global_set_from(stmt, formals, positions, self.u.globals)
+        if path is not None and self.scope.owner(path_root(path)) is self.u.globals:  # (no local hides it)
+            self.param(stmt, path, lvalue_symbol(path), "argv", None, generate(stmt.lvalue))
+
+    def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall | None,
               access: str | None = None) -> None:
         """A parameter candidate ``variable`` (a canonical lvalue, read by the C text ``access``),
-        recorded after the statement ``stmt`` that sets it."""
+        recorded after the statement ``stmt`` that sets it (by ``call``; None: an assignment)."""
         if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
             return
-        extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
-        text = self.src.text_of(extent[0], extent[1]) if extent else generate(call)  # as written
+        if call is None:
+            text, line = generate(stmt), stmt.coord.line
+        else:
+            extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
+            text = self.src.text_of(extent[0], extent[1]) if extent else generate(call)  # as written
+            line = call.coord.line
         self.u.unit.params.append(d.ParamDescriptor(variable=variable, symbol=symbol, source=source,
-                                                    function=self.index, line=call.coord.line, text=text))
+                                                    function=self.index, line=line, text=text))
         if not self.parallel:
             self.after_statement(stmt, hooks.param(variable, access or variable))
             self.after_top_statement(variable, hooks.param(variable, access or variable))
+
+
+def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str]) -> dict[str, set[int]]:
+    """The program's functions some call gives a number converted from the command line
+    (``set_num_iterations(atoi(optarg))``, OSU's benchmarks): name -> argument positions."""
+    found: dict[str, set[int]] = {}
+    for fd in functions:
+        for call in find(fd.body, c_ast.FuncCall):
+            name = callee(call)
+            if name not in user_functions:
+                continue
+            for position, arg in enumerate(call.args.exprs if call.args else []):
+                while isinstance(arg, c_ast.Cast):
+                    arg = arg.expr
+                if isinstance(arg, c_ast.FuncCall) and callee(arg) in ARGV_CONVERTERS and arg.args \
+                        and mentions_argv(arg.args.exprs[0]):
+                    found.setdefault(name, set()).add(position)
+    return found
+
+
+def _global_set_from(stmt: c_ast.Node, formals: list[str], positions: set[int], globals_) -> str | None:
+    """The global (or a field of one) ``stmt`` sets to one of the formals at ``positions``:
+    ``options.loop = value;`` -> ``options.loop``; None for anything else."""
+    if not isinstance(stmt, c_ast.Assignment) or stmt.op != "=" or not isinstance(stmt.rvalue, c_ast.ID):
+        return None
+    if not any(p < len(formals) and formals[p] == stmt.rvalue.name for p in positions):
+        return None
+    path = lvalue_path(stmt.lvalue)
+    if path is None or path_root(path) not in globals_.names or path_root(path) in formals:
+        return None
+    typ = globals_.lookup(path) if path.isidentifier() else None
+    return None if typ is not None and (typ.depth or typ.struct) else path
 
 
 def _addressed(args: list[c_ast.Node]) -> list[tuple[str, str]]:

@@ -331,6 +331,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             self.add_ops(self.counter().count(node), node)
             self.expressions(node)
             self.record_assignment(node)
+            self.setter_param(node)
         if isinstance(node, (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)):
             start = self.u.tok(node)
             if start is not None:

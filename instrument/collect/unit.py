@@ -18,6 +18,7 @@ from pycparser import c_ast
 
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
+from perfeq.instrument.collect.calls import argv_setters
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.walk import element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
@@ -161,6 +162,7 @@ class UnitCollector:
                 with self._using(ext.coord.file):
                     self._global_shape(ext)
         self.stoppers = summaries.stopping_functions(self.defined)
+        self.setters = argv_setters(self.defined, self.user_functions)
         mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,

@@ -277,6 +277,24 @@ def test_a_size_counted_while_reading_the_input_is_a_parameter_by_its_loop_bound
     assert_exact(folder / "m.json", trace(folder / "prog", folder / "big.trace", inputs[2]), {"N": 800})
 
 
+def test_sizes_stored_by_setters_given_the_command_line(tmp_path):
+    """set_num_iterations(atoi(optarg)) stores options.loop (recorded in the setter, which has an
+    if), set_warmup(atoi(optarg)) is straight-line (recorded after its call); the loop count is
+    switched inside the size loop: the model has options.loop and is exact at 8x (OSU)."""
+    instrumented, plain = build(REAL / "setter.c", tmp_path)
+    same_output(instrumented, plain, "-i", 800, "-x", 5)
+    text = (tmp_path / "build" / "setter.perfeq.c").read_text()
+    assert 'options.loop = value; PERFEQ_PARAM("options.loop", options.loop);' in text
+    assert 'set_warmup(atoi(optarg)); PERFEQ_PARAM("options.skip", options.skip);' in text
+    small = [trace(instrumented, tmp_path / f"{n}.trace", "-i", n, "-x", 5) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["parameters"]["options_loop"]["variable"] == "options.loop"
+    assert data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", "-i", 800, "-x", 5),
+                 {"options_loop": 800})
+
+
 def test_a_kernel_called_through_a_function_pointer(tmp_path):
     instrumented, plain = build(REAL / "fnpointer.c", tmp_path)
     same_output(instrumented, plain, 400)
