@@ -44,7 +44,7 @@ Recipe format (benchmarks/corpus/NAME.json, one JSON object per program; only th
     exit         exit statuses that mean success (default [0])
 
 In prepare, build, args and files, {NAME} is replaced by the size's value and {P}, {T} by the run's
-process and thread counts; a prepare or build that names a size is done once per size (sizes compiled
+process and thread counts ({{ and }} stand for a literal brace, as in str.format); a prepare or build that names a size is done once per size (sizes compiled
 in with -D or a generated header). The parameter values given to `perfeq counts` and `perfeq predict`
 at the big size are the ones the instrumented program recorded in its own trace at that size (the
 model's `parameters` name the program variables).
