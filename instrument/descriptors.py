@@ -280,6 +280,13 @@ _RECORDS: dict[str, type] = {
 }
 
 
+def declaring_function(unit: UnitDescriptors, variable: str) -> int | None:
+    """The one function of ``unit`` that declares ``variable`` (a local or a parameter); None when
+    none does (a global) or several do."""
+    owners = [f.id for f in unit.functions if variable in f.locals or variable in f.params]
+    return owners[0] if len(owners) == 1 else None
+
+
 def read_descriptors(path: str | os.PathLike[str], *, error: type[PerfeqError] = UsageError,
                      missing: str | None = None) -> UnitDescriptors:
     """The descriptors in the file at ``path`` (cached by path and modification time: do not modify).

@@ -183,7 +183,7 @@ def parse_file(path: Path, compiler: list[str] | None = None, flags: list[str] |
 
 def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) -> None:
     """Apply --param SYMBOL=variable: rename a found parameter's symbol, or add a user/macro one."""
-    from perfeq.instrument.descriptors import ParamDescriptor
+    from perfeq.instrument.descriptors import ParamDescriptor, declaring_function
 
     for symbol, variable in params.items():
         found = False
@@ -196,7 +196,6 @@ def _name_params(unit: UnitDescriptors, params: dict[str, str], display: str) ->
                                                line=0, text=unit.macros[variable]))
             found = True
         if not found:  # recorded where loops read it as their bound (symbolic.observe.add_bound_value)
-            owners = [f.id for f in unit.functions if variable in f.locals or variable in f.params]
             unit.params.append(ParamDescriptor(variable=variable, symbol=symbol, source="user",
-                                               function=owners[0] if len(owners) == 1 else None, line=0,
+                                               function=declaring_function(unit, variable), line=0,
                                                text=variable))

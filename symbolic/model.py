@@ -25,7 +25,7 @@ from perfeq import __version__
 from perfeq.arguments import lvalue_symbol
 from perfeq.errors import ModelError, UsageError
 from perfeq.files import check_document, read_json, write_atomic
-from perfeq.instrument.descriptors import ParamDescriptor
+from perfeq.instrument.descriptors import ParamDescriptor, declaring_function
 from perfeq.symbolic import chi as chimod
 from perfeq.symbolic import fidelity as fidelity_check
 from perfeq.symbolic.counts import CountModel
@@ -38,7 +38,6 @@ from perfeq.symbolic.observe import (
     bound_loops,
     called_in_team,
     from_trace,
-    owner_function,
 )
 from perfeq.symbolic.signature import ContextSignature, signature_from_dict, signature_to_dict
 from perfeq.symbolic.symbols import RANK, P, T, lambdify_numpy, size_symbol
@@ -615,7 +614,7 @@ def _read_as_bounds(runs: list[RunObservation], traces: list[Path], params: dict
         changed = []
         for run, trace in zip(runs, traces, strict=True):
             units = {path: dataclasses.replace(unit, params=[*unit.params, ParamDescriptor(
-                         variable=variable, symbol=variable, source="user", function=owner_function(unit, variable),
+                         variable=variable, symbol=variable, source="user", function=declaring_function(unit, variable),
                          line=0, text=variable)]) if bound_loops(unit, variable) else unit
                      for path, unit in run.units.items()}
             read = any(unit is not run.units[path] for path, unit in units.items())

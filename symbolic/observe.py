@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perfeq.errors import ModelError
-from perfeq.instrument.descriptors import UnitDescriptors, read_descriptors
+from perfeq.instrument.descriptors import UnitDescriptors, declaring_function, read_descriptors
 from perfeq.runtime.callgraph import CallGraph, CallNode
 from perfeq.runtime.trace import read_trace
 from perfeq.symbolic.linking import link_units
@@ -118,17 +118,10 @@ def from_trace(path: str | Path) -> RunObservation:
     return run
 
 
-def owner_function(unit: UnitDescriptors, variable: str) -> int | None:
-    """The one function of ``unit`` that declares ``variable`` (a local or a parameter); None when
-    none does (a global) or several do."""
-    owners = [f.id for f in unit.functions if variable in f.locals or variable in f.params]
-    return owners[0] if len(owners) == 1 else None
-
-
 def bound_loops(unit: UnitDescriptors, variable: str) -> list:
     """The loops of ``unit`` whose bound is exactly ``variable`` and recorded in a value slot: in the
     function that declares it, or, for a global, in every function that does not hide it."""
-    function = owner_function(unit, variable)
+    function = declaring_function(unit, variable)
     found = []
     for loop in unit.loops:
         if loop.bound != variable or "bound" not in (loop.values or {}):

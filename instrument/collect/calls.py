@@ -393,15 +393,15 @@ class CallSites:
     def inlined_setter(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
         """``set_warmup(atoi(optarg))`` of a straight-line setter (``options.skip = value;``), which
         has no hooks of its own: the globals it sets from that argument, recorded after the call."""
-        positions = self.u.setters.get(name, set())
-        fd = next((f for f in self.u.defined if f.decl.name == name), None)
         args = call.args.exprs if call.args else []
-        if fd is None or not positions:
+        positions = {p for p in self.u.setters.get(name, set()) if p < len(args) and _argv_number(args[p])}
+        fd = next((f for f in self.u.defined if f.decl.name == name), None)
+        if fd is None or not positions:  # (this call gives the setter no number from the command line)
             return
         formals = [formal for formal, _ in formal_parameters(fd)]
         for item in fd.body.block_items or []:
             path = _global_set_from(item, formals, positions, self.u.globals)
-            if path is not None and any(p < len(args) for p in positions) and self.scope.owner(path_root(path)) is self.u.globals:
+            if path is not None and self.scope.owner(path_root(path)) is self.u.globals:
                 self.param(stmt, path, lvalue_symbol(path), "argv", call, generate(item.lvalue))
 
     def setter_param(self, stmt: c_ast.Node) -> None:
@@ -444,12 +444,17 @@ def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str]) -> di
             if name not in user_functions:
                 continue
             for position, arg in enumerate(call.args.exprs if call.args else []):
-                while isinstance(arg, c_ast.Cast):
-                    arg = arg.expr
-                if isinstance(arg, c_ast.FuncCall) and callee(arg) in ARGV_CONVERTERS and arg.args \
-                        and mentions_argv(arg.args.exprs[0]):
+                if _argv_number(arg):
                     found.setdefault(name, set()).add(position)
     return found
+
+
+def _argv_number(arg: c_ast.Node) -> bool:
+    """``atoi(optarg)``, ``(int) strtol(argv[2], NULL, 10)``: a number converted from the command line."""
+    while isinstance(arg, c_ast.Cast):
+        arg = arg.expr
+    return isinstance(arg, c_ast.FuncCall) and callee(arg) in ARGV_CONVERTERS and bool(arg.args) \
+        and mentions_argv(arg.args.exprs[0])
 
 
 def _global_set_from(stmt: c_ast.Node, formals: list[str], positions: set[int], globals_) -> str | None:
