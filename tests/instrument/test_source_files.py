@@ -27,17 +27,24 @@ LATIN1 = (b"/* Programme de test -- caf\xe9, \xa9 1998 Universit\xe9 */\n"
           b"    return 0;\n}\n")
 
 
+def _outputs(source: Path, flag: str, *args: str) -> list[bytes]:
+    """``source`` built plain and with perfeq (``mpicc flag``, instrumented into ``build`` beside it)
+    and run with ``args``: the plain and the instrumented output, each binary's path in it as P."""
+    mpicc, folder = find_mpi().mpicc, source.parent
+    binary, plain = folder / source.stem, folder / "plain"
+    compile_instrumented([mpicc, flag, str(source), "-o", str(binary)], folder / "build")
+    subprocess.run([mpicc, flag, str(source), "-o", str(plain)], check=True)
+    return [subprocess.run([str(b), *args], capture_output=True, check=True).stdout.replace(str(b).encode(), b"P")
+            for b in (plain, binary)]
+
+
 def test_latin1_source_is_instrumented_byte_for_byte_and_runs_the_same(tmp_path: Path) -> None:
     source = tmp_path / "latin.c"
     source.write_bytes(LATIN1)
-    mpicc = find_mpi().mpicc
-    binary, plain = tmp_path / "latin", tmp_path / "plain"
-    compile_instrumented([mpicc, "-std=c99", str(source), "-o", str(binary)], tmp_path / "build")
-    subprocess.run([mpicc, "-std=c99", str(source), "-o", str(plain)], check=True)
+    outputs = _outputs(source, "-std=c99")
     instrumented = (tmp_path / "build" / "latin.perfeq.c").read_bytes()
     for line in (b"caf\xe9, \xa9 1998 Universit\xe9", b"\"caf\xe9\"", b"/* \xe9l\xe9ments */"):
         assert line in instrumented
-    outputs = [subprocess.run([str(b)], capture_output=True, check=True).stdout for b in (plain, binary)]
     assert outputs[0] == outputs[1] == b"4 19800\n"
     assert source.read_bytes() == LATIN1
 
@@ -51,12 +58,7 @@ def test_line_splices_with_lf_or_crlf_keep_the_lines_and_the_output(tmp_path: Pa
     text = (TESTS / "c" / "instrument" / "splices.c").read_bytes().replace(b"\n", ending)
     source = tmp_path / "splices.c"
     source.write_bytes(text)
-    mpicc = find_mpi().mpicc
-    binary, plain = tmp_path / "splices", tmp_path / "plain"
-    compile_instrumented([mpicc, "-w", str(source), "-o", str(binary)], tmp_path / "build")
-    subprocess.run([mpicc, "-w", str(source), "-o", str(plain)], check=True)
-    outputs = [subprocess.run([str(b), "5"], capture_output=True, check=True).stdout.replace(str(b).encode(), b"P")
-               for b in (plain, binary)]
+    outputs = _outputs(source, "-w", "5")
     assert outputs[0] == outputs[1] == b"usage: P n\n10 20 x\n"
     unit = read_descriptors(tmp_path / "build" / "splices.perfeq.json")
     assert [loop.line for loop in unit.loops] == [19, 23]
