@@ -95,6 +95,8 @@ struct perfeq_ctx {
     int site;
     int alias;                 /* a recursive call: entering it enters `real`, an ancestor */
     perfeq_count_t calls;
+    perfeq_value_stat_t *values;
+    int nvalues;
     /* the library's */
     perfeq_ctx_t *parent;      /* the parent in the trace (NULL: a root) */
     perfeq_ctx_t *real;        /* the context children get as parent: itself, or for pseudo
@@ -102,9 +104,8 @@ struct perfeq_ctx {
     int thread;                /* the thread that owns this context */
     int recursive;             /* recursive calls were folded into this context */
     long id;
-    int nslots, nvalues;
+    int nslots;
     perfeq_count_t regions;
-    perfeq_value_stat_t *values;
     perfeq_ctx_t *children, *sibling;
     perfeq_ctx_t *node;        /* the tree node this context hangs under (its `children` list) */
     perfeq__slab_t *slabs;     /* *_MT counters of other threads */
@@ -122,6 +123,8 @@ PERFEQ__SAME_OFFSET(func);
 PERFEQ__SAME_OFFSET(site);
 PERFEQ__SAME_OFFSET(alias);
 PERFEQ__SAME_OFFSET(calls);
+PERFEQ__SAME_OFFSET(values);
+PERFEQ__SAME_OFFSET(nvalues);
 
 typedef struct perfeq__thread {
     perfeq_calls_t hot;        /* first: perfeq_calls_self points here (the inline hooks' part) */

@@ -64,7 +64,7 @@
 extern "C" {
 #endif
 
-#define PERFEQ_ABI_VERSION 1
+#define PERFEQ_ABI_VERSION 2
 
 typedef unsigned long long perfeq_count_t;
 
@@ -87,9 +87,16 @@ typedef struct perfeq_unit {
     int registered;               /* runtime use */
 } perfeq_unit_t;
 
+/* Statistics of one value slot in one context. */
+typedef struct perfeq_value_stat {
+    perfeq_count_t n;
+    double first, last, min, max, sum;
+} perfeq_value_stat_t;
+
 /* The first members of every context, the only ones instrumented code reads or writes (the rest is
- * the library's): its counter array, and what the inline entry (perfeq__enter_inline) needs to
- * enter the child a context entered last again without a library call. */
+ * the library's): its counter array, what the inline entry (perfeq__enter_inline) needs to enter
+ * the child a context entered last again without a library call, and its value slots (recorded
+ * inline by the thread that owns the context, perfeq__value_inline). */
 typedef struct perfeq_ctx_head {
     perfeq_count_t *counts;
     struct perfeq_ctx *last_hit;        /* the child entered last from this context (or NULL) */
@@ -99,13 +106,9 @@ typedef struct perfeq_ctx_head {
     int site;
     int alias;                          /* a recursive call: the library enters an ancestor */
     perfeq_count_t calls;               /* entries */
+    perfeq_value_stat_t *values;        /* nvalues value slots */
+    int nvalues;
 } perfeq_ctx_head_t;
-
-/* Statistics of one value slot in one context. */
-typedef struct perfeq_value_stat {
-    perfeq_count_t n;
-    double first, last, min, max, sum;
-} perfeq_value_stat_t;
 
 /* One call-graph context: a function entered from a call site (in its parent's context). */
 typedef struct perfeq_ctx perfeq_ctx_t;
@@ -192,6 +195,38 @@ void perfeq_region(perfeq_ctx_t *ctx, int slot);
 void perfeq_param(const char *name, double value);
 /* Write the trace now (also done automatically at MPI_Finalize and at exit). */
 void perfeq_finish(void);
+
+/* Record a value in serial code (the instrumenter records values only outside parallel constructs).
+ * Contexts are per thread, so the thread running a function's serial code is the only one writing
+ * its context's values: no lock, no call.  A hook inside a parallel construct, where worker threads
+ * write their master's context, must be PERFEQ_VALUE_MT (the locked library call perfeq_value).
+ * Anything unusual (not recording, a scratch context, a slot out of range) is the library's. */
+PERFEQ__INLINE void perfeq__value_inline(perfeq_ctx_t *ctx, int slot, double value)
+{
+    perfeq_ctx_head_t *c = (perfeq_ctx_head_t *)ctx;
+    perfeq_value_stat_t *v;
+    if (!perfeq_recording || !c || !c->unit || slot < 0 || slot >= c->nvalues) {
+        perfeq_value(ctx, slot, value);
+        return;
+    }
+    v = &c->values[slot];
+    if (v->n == 0) {
+        v->first = v->min = v->max = value;
+    } else {
+        if (value < v->min)
+            v->min = value;
+        if (value > v->max)
+            v->max = value;
+    }
+    v->last = value;
+    v->sum += value;
+    v->n++;
+}
+PERFEQ__INLINE size_t perfeq__size_inline(perfeq_ctx_t *ctx, int slot, size_t bytes)
+{
+    perfeq__value_inline(ctx, slot, (double)bytes);
+    return bytes;
+}
 
 /* ---- the macros the instrumenter inserts --------------------------------------------------- */
 #ifndef PERFEQ_OFF
@@ -369,8 +404,10 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_TRIPS_LE_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UPTO(a, b, s))
 #define PERFEQ_TRIPS_GT_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UP(b, a, s))
 #define PERFEQ_TRIPS_GE_L(k, a, b, s) (perfeq__cm[(k)] += PERFEQ__UPTO(b, a, s))
-#define PERFEQ_VALUE(v, x)      perfeq_value(perfeq__x, (v), (double)(x))
-#define PERFEQ_SIZE(v, x)       perfeq_size(perfeq__x, (v), (size_t)(x))
+/* Values (loop bounds at entry, sizes): in serial code; _MT inside a parallel construct. */
+#define PERFEQ_VALUE(v, x)      perfeq__value_inline(perfeq__x, (v), (double)(x))
+#define PERFEQ_VALUE_MT(v, x)   perfeq_value(perfeq__x, (v), (double)(x))
+#define PERFEQ_SIZE(v, x)       perfeq__size_inline(perfeq__x, (v), (size_t)(x))
 #define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
 #define PERFEQ_REGION(k)        perfeq_region(perfeq__x, (k))
 /* Iteration of an OpenMP worksharing loop, at the top of its body: slot k+1 (see above). */
@@ -428,6 +465,7 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_TRIPS_GT_L(k, a, b, s) ((void)0)
 #define PERFEQ_TRIPS_GE_L(k, a, b, s) ((void)0)
 #define PERFEQ_VALUE(v, x)      ((void)0)
+#define PERFEQ_VALUE_MT(v, x)   ((void)0)
 #define PERFEQ_SIZE(v, x)       (x)
 #define PERFEQ_PARAM(name, x)   ((void)0)
 #define PERFEQ_REGION(k)        ((void)0)

@@ -383,6 +383,8 @@ def test_openmp_threads_are_counted_and_merged(omp_program: Path, tmp_path: Path
     assert main.counters == {0: 1, 1: 1, 2: 1, 3: 3, 4: 3, 5: 3, 6: 3, 7: 30, 8: 3, 9: 30, 10: 1, 11: 2, 12: 6}
     assert main.regions == 4
     assert main.values[0].n == 3
+    # every thread's records into main's context, through the lock: i = 0..9, three times
+    assert (main.values[1].n, main.values[1].sum, main.values[1].min, main.values[1].max) == (30, 135, 0, 9)
     squares = contexts["main/square@1"]
     assert sorted(c.thread for c in squares) == [0, 1]
     assert sum(c.calls for c in squares) == 30

@@ -1013,3 +1013,24 @@ def test_an_owner_test_keeps_its_share_as_a_function_of_p(tmp_path):
     predicted = load_model(tmp_path / "m.json").counts({"n": 16000}, 4, 1)["total"]
     for key in ("sent", "bytes"):
         assert predicted[key] == pytest.approx(measured[key], rel=0.05), key
+
+
+
+def test_bounds_recorded_in_serial_code_are_exact_around_a_parallel_region(tmp_path):
+    """Loop bounds are recorded only in serial code, inline and without a lock (PERFEQ_VALUE: the
+    context is the thread's own); a loop inside a parallel region records none (its iterations are
+    counted by the thread's slab). On two threads the serial loop's 50,000 records of its inner
+    bound are all there with their sum, and the model is exact at 8x."""
+    instrumented, plain = build(REAL / "ompvalues.c", tmp_path, "-fopenmp")
+    same_output(instrumented, plain, 1000)
+    text = (tmp_path / "build" / "ompvalues.perfeq.c").read_text()
+    region = text[text.index("#pragma omp parallel"):text.index("long serial")]
+    assert "PERFEQ_VALUE" not in region and "PERFEQ_TRIPS_LT_L" in region
+    assert re.search(r"PERFEQ_VALUE\(\d+, \(m\)\); [^\n]*for \(int k = 0; k < m; k\+\+\)", text)
+    n = 50000
+    run = read_trace(trace(instrumented, tmp_path / "t.trace", n))
+    records = [(v.n, v.sum) for c in run.ranks[0].contexts.values() for v in c.values.values() if v.n == n]
+    assert records == [(n, float(sum(1 + (j * 3) % n % 7 for j in range(n))))]
+    small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (700, 1400)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 5600), {"n": 5600})
