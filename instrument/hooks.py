@@ -47,6 +47,7 @@ class Macro:
 
 MACROS = {m.name: m for m in (
     Macro("PERFEQ_FUNC_BEGIN", ("unit", "func")),
+    Macro("PERFEQ_LEAF_BEGIN", ("unit", "func")),
     Macro("PERFEQ_BLOCK", ("k",), threaded=True),
     Macro("PERFEQ_LOOP_ENTER", ("k",)),
     Macro("PERFEQ_TRIPS_LT", ("k", "a", "b", "s"), threaded=True),
@@ -54,6 +55,7 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_TRIPS_GT", ("k", "a", "b", "s"), threaded=True),
     Macro("PERFEQ_TRIPS_GE", ("k", "a", "b", "s"), threaded=True),
     Macro("PERFEQ_VALUE", ("v", "x")),
+    Macro("PERFEQ_LEAF_VALUE", ("v", "x")),
     Macro("PERFEQ_SIZE", ("v", "x")),
     Macro("PERFEQ_PARAM", ("name", "x")),
     Macro("PERFEQ_REGION", ("k",)),
@@ -62,6 +64,7 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
+    Macro("PERFEQ_LEAF_CALLED", ("unit", "k", "call")),
     Macro("PERFEQ_MPI", ("site",)),
 )}
 
@@ -79,9 +82,10 @@ def _opener(name: str, *args: object, where: str = SERIAL) -> str:
 
 
 # ---- statements before code -------------------------------------------------------------------
-def function_begin(function: int) -> str:
-    """After the opening brace of a function's body."""
-    return f" {MACROS['PERFEQ_FUNC_BEGIN'](UNIT, function)} "
+def function_begin(function: int, leaf: bool = False) -> str:
+    """After the opening brace of a function's body (``leaf``: one that calls no function of the
+    program, which counts into its caller's context when called from a leaf call site)."""
+    return f" {MACROS['PERFEQ_LEAF_BEGIN' if leaf else 'PERFEQ_FUNC_BEGIN'](UNIT, function)} "
 
 
 def block_counter(slot: int | None, where: str, declare_slab: bool) -> str:
@@ -100,9 +104,13 @@ def loop_entry(slot: int, where: str | None) -> str:
     return f"{MACROS['PERFEQ_BLOCK'](slot, where=where)}; "
 
 
-def entry_value(slot: int, text: str) -> str:
+def _value(leaf: bool) -> Macro:
+    return MACROS["PERFEQ_LEAF_VALUE" if leaf else "PERFEQ_VALUE"]
+
+
+def entry_value(slot: int, text: str, leaf: bool = False) -> str:
     """Before a loop, after its entry counter: a value recorded at entry (init, bound)."""
-    return f"{MACROS['PERFEQ_VALUE'](slot, f'({text})')}; "
+    return f"{_value(leaf)(slot, f'({text})')}; "
 
 
 def trips(relation: str, slot: int, first: str, bound: str, step: int, where: str) -> str:
@@ -136,9 +144,9 @@ def region(slot: int) -> str:
 
 
 # ---- statements after one ---------------------------------------------------------------------
-def extent_value(slot: int, extents: list[str]) -> str:
+def extent_value(slot: int, extents: list[str], leaf: bool = False) -> str:
     """After the declaration of a variable-length array: the product of its extents."""
-    return f"{MACROS['PERFEQ_VALUE'](slot, ' * '.join(f'({e})' for e in extents))};"
+    return f"{_value(leaf)(slot, ' * '.join(f'({e})' for e in extents))};"
 
 
 def param(variable: str, access: str) -> str:
@@ -158,6 +166,12 @@ def called(site: int, callee: str | None) -> Wrapper:
     """Around a call of one of the program's functions: the call site (``callee`` None: a call
     through a function pointer, which the next instrumented function entered takes)."""
     return _opener("PERFEQ_CALLED", UNIT, site, f'"{callee}"' if callee else "0"), ")"
+
+
+def leaf_called(k: int) -> Wrapper:
+    """Around a call of a leaf function of this unit from serial code: entry ``k`` of the unit's
+    leaf call table (the callee counts into this context's slots for the call site)."""
+    return _opener("PERFEQ_LEAF_CALLED", UNIT, k), ")"
 
 
 def mpi(site: int) -> Wrapper:

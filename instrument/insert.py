@@ -55,7 +55,10 @@ def apply(source: SourceText, insertions: list[Insertion], line_name: str) -> st
     return "".join(out)
 
 
-def preamble(unit: UnitDescriptors, line_name: str, descriptors_path: Path) -> str:
+def preamble(unit: UnitDescriptors, line_name: str, descriptors_path: Path,
+             leaves: tuple[list[dict[str, int]], dict[int, tuple[int, int]]] = ([], {})) -> str:
+    """The instrumented file's first lines: the unit's tables for the runtime (``leaves``: the leaf
+    call table and each caller's room for it, UnitCollector.leaf_table)."""
     template = _TEMPLATES.get_template("preamble.c.j2")
     return template.render(
         version=__version__,
@@ -65,4 +68,6 @@ def preamble(unit: UnitDescriptors, line_name: str, descriptors_path: Path) -> s
         descriptors_c=c_string(str(descriptors_path)),
         digest=unit.digest,
         functions=unit.functions,
+        leaves=leaves[0],
+        leaf_space=leaves[1],
     )

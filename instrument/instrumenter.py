@@ -86,7 +86,7 @@ def instrument_file(
     body = insert.apply(source, collector.inserted[pre.marker_name], display)
     copy_of = {inc.named: copies[marker].resolve() for marker, inc in included.items()}
     body = _replace_includes(body, copy_of.get)  # the #include of each included .c names its instrumented copy
-    content = insert.preamble(unit, display, descriptors_path) + body
+    content = insert.preamble(unit, display, descriptors_path, collector.leaf_table()) + body
     write_atomic(descriptors_path, unit.to_json())
     for marker, inc in included.items():
         copy = insert.line_directive(1, inc.source.path) + "\n" + _absolute_includes(

@@ -166,11 +166,25 @@ class CallSites:
             extent = None
         elif extent is not None:
             start, close, args = extent
-            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, name))
+            if self.leaf_call(call, name):
+                wrapper = hooks.leaf_called(len(self.u.leaf_calls))
+                self.u.leaf_calls.append((self.index, site, name))
+            else:
+                wrapper = hooks.called(site, name)
+            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *wrapper)
         self.u.unit.calls.append(d.CallDescriptor(
             id=site, function=self.index, callee=name, line=call.coord.line, col=call.coord.column, args=args,
             block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
         ))
+
+    def leaf_call(self, call: c_ast.FuncCall, name: str) -> bool:
+        """A call of one of this unit's leaf functions that can count into this context: from serial
+        code (a parallel construct's threads would share the slots), its arguments calling no
+        function of the program (that call would take the leaf's announcement)."""
+        if name not in self.u.leaves or self.parallel:
+            return False
+        return not any(c is None or self._pointer_variable(c) or (c in self.u.user_functions and c not in self.u.inlined)
+                       for c in map(callee, calls(call.args) if call.args is not None else ()))
 
     def _pointer_variable(self, name: str) -> bool:
         """``name`` is a variable (a function pointer: a parameter, a local, a global), not a function."""
@@ -296,7 +310,7 @@ class CallSites:
         slot = None
         if vla and self.parallel == 0:
             slot = self.value_slot()
-            self.after_statement(node, hooks.extent_value(slot, extents))
+            self.after_statement(node, hooks.extent_value(slot, extents, self.leaf))
         self.u.unit.shapes.append(d.ArrayShape(
             id=len(self.u.unit.shapes), function=self.index, name=node.name, line=node.coord.line,
             kind="vla" if vla else "fixed", ndims=len(extents), extents=extents, element=element_text(node.type),

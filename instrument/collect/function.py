@@ -127,6 +127,12 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         return self.loops[-1] if self.loops else None
 
     @property
+    def leaf(self) -> bool:
+        """A leaf function (no call of the program's functions): it counts into its caller's
+        context when called from a leaf call site of this unit (hooks.function_begin)."""
+        return self.name in self.u.leaves
+
+    @property
     def block_id(self) -> int | None:
         """The current block's id (None before the first statement after a control statement)."""
         return self.block.id if self.block else None
@@ -195,7 +201,9 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.has_goto = any(True for _ in find(fd.body, c_ast.Goto, c_ast.Label))
         first_block = len(self.u.unit.blocks)
         self.new_block("entry", fd.body.coord.line, None)
-        self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index))
+        self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index, self.leaf))
+        if self.leaf:
+            self.u.leaf_begun[self.name] = self.index
         self.share_hook_variables(fd.body)
         self._function_scope = self.scope
         self.items(fd.body.block_items or [], depth=1)

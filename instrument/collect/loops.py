@@ -69,10 +69,10 @@ class LoopStatements(LoopPlanning):
         for key, text, hoisted in plan.values:
             values[key] = self.value_slot()
             if hoisted is None:
-                hook += hooks.entry_value(values[key], text)
+                hook += hooks.entry_value(values[key], text, self.leaf)
             else:  # at the entry of an enclosing loop, after its own hooks
                 _, wrap_start, outer_depth, _ = self.loop_frames[hoisted]
-                self.u.insert(wrap_start, hooks.entry_value(values[key], text), outer_depth)
+                self.u.insert(wrap_start, hooks.entry_value(values[key], text, self.leaf), outer_depth)
         region_id, region_hook = (None, "") if plan.parallel_pragma is None else self.region(plan.parallel_pragma, loop_id)
         declare = hooks.exit_declare(loop_id) if plan.exit_predicted else ""
         self.u.insert(plan.wrap_start, "{ " + declare + region_hook + hook, depth)

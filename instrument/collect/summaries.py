@@ -94,6 +94,41 @@ def straight_line_functions(defined, user_functions, typedefs, fields, globals_,
     return simple
 
 
+def leaf_functions(defined, user_functions: set[str], functions: set[str], globals_,
+                   inlined: dict[str, OpCount]) -> set[str]:
+    """Functions (not main, not straight-line) that call no function of the program except
+    straight-line ones, none through a pointer, no MPI or OpenMP runtime, allocator or argument
+    parser, and hold no OpenMP construct: their hooks only count and record loop bounds, so a call
+    from this unit's serial code can count into the caller's context (PERFEQ_LEAF_CALLED) instead
+    of entering a context of its own: a distance or hash function called per element costs a few
+    stores, not a context switch."""
+    leaves = set()
+    for fd in defined:
+        name = fd.decl.name
+        if name == "main" or name in inlined or mentions_argv(fd.body):
+            continue
+        nodes = list(walk(fd.body))
+        if any(isinstance(n, c_ast.Pragma) for n in nodes):
+            continue
+        local = {n.name for n in find(fd.decl.type, c_ast.Decl)} | {n.name for n in nodes if isinstance(n, c_ast.Decl)}
+        if all(_library_call(callee(n), local, user_functions, functions, globals_, inlined)
+               for n in nodes if isinstance(n, c_ast.FuncCall)):
+            leaves.add(name)
+    return leaves
+
+
+def _library_call(name: str | None, local: set[str], user_functions: set[str], functions: set[str], globals_,
+                  inlined: dict[str, OpCount]) -> bool:
+    """A call a leaf function may make: a library function perfeq does not hook, or a straight-line
+    function of the program (inlined, no hooks)."""
+    if name is None or name in local or (name in globals_.names and name not in functions):
+        return False  # through a pointer
+    if name in user_functions:
+        return name in inlined
+    return not (name.startswith(("MPI_", "PMPI_", "omp_")) or name in ALLOCATORS or name in ARGV_CONVERTERS
+                or name in ("sscanf", "fscanf", "scanf", "setjmp", "sigsetjmp", "fork", "pthread_create"))
+
+
 def _straight_line_callees(fd: c_ast.FuncDef, user_functions: set[str], simple: dict[str, OpCount]) -> list | None:
     """The functions a straight-line function calls (one per call); None if ``fd`` is not one yet."""
     name = fd.decl.name

@@ -78,6 +78,9 @@ class UnitCollector:
         self._mpi_calls = summaries.mpi_table()
         self._enumerators: set[str] | None = None
         self.macro_hooked: set[int] = set()  # first tokens of the calls hooked inside macro invocations
+        self.leaves: set[str] = set()  # leaf functions (summaries.leaf_functions)
+        self.leaf_calls: list[tuple[int, int, str]] = []  # (caller, call site, callee) of PERFEQ_LEAF_CALLED k
+        self.leaf_begun: dict[str, int] = {}  # leaf functions given PERFEQ_LEAF_BEGIN: name -> index
 
     # ---- helpers --------------------------------------------------------------------------
     def in_main(self, node: c_ast.Node) -> bool:
@@ -167,6 +170,8 @@ class UnitCollector:
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,
                                                          self.fields, self.globals, taken)
+        self.leaves = summaries.leaf_functions(self.defined, self.user_functions, self.functions, self.globals,
+                                               self.inlined)
         for index, funcdef in enumerate(self.defined):
             with self._using(funcdef.coord.file):
                 FunctionCollector(self, funcdef, index).run()
@@ -175,6 +180,26 @@ class UnitCollector:
         self._macros()
         self.unit.warnings = list(self.warnings)
         return self.unit
+
+    def leaf_table(self) -> tuple[list[dict[str, int]], dict[int, tuple[int, int]]]:
+        """The runtime's table of leaf call sites, in PERFEQ_LEAF_CALLED order: each site's callee
+        (-1 when it was not given PERFEQ_LEAF_BEGIN) and its first counter and value slot, after
+        the caller's own slots; and per caller, the (counters, value slots) its leaf sites add."""
+        by_id = {f.id: f for f in self.unit.functions}
+        space: dict[int, tuple[int, int]] = {}
+        table = []
+        for caller, site, name in self.leaf_calls:
+            callee = self.leaf_begun.get(name, -1)
+            slots, values = space.get(caller, (0, 0))
+            own = by_id.get(caller)
+            entry = {"caller": caller, "site": site, "callee": callee, "counts": 0, "values": 0}
+            if callee >= 0 and own is not None:
+                entry["counts"], entry["values"] = own.nslots + slots, own.nvalues + values
+                space[caller] = (slots + 1 + by_id[callee].nslots, values + by_id[callee].nvalues)
+            else:
+                entry["callee"] = -1
+            table.append(entry)
+        return table, space
 
     def _included_work(self) -> None:
         """Warn of functions with loops defined in the program's own included files (HPGMG-FV's

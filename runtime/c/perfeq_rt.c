@@ -424,6 +424,33 @@ static void perfeq__take_call(perfeq__thread_t *t, const char *name, perfeq_unit
 
 /* ---- units -------------------------------------------------------------------------------- */
 
+/* A context's counters: the function's own, then those of the leaf functions it calls. */
+static int perfeq__slots_of(const perfeq_func_t *f)
+{
+    return (f->nslots > 0 ? f->nslots : 0) + (f->leaf_slots > 0 ? f->leaf_slots : 0);
+}
+
+/* Whether every leaf call site's slots lie within its caller's leaf slots (the trace writer reads
+ * them). */
+static int perfeq__leaves_ok(const perfeq_unit_t *unit)
+{
+    int i;
+    for (i = 0; i < unit->nleaves; i++) {
+        const perfeq_leaf_t *l = &unit->leaves[i];
+        const perfeq_func_t *caller, *callee;
+        if (l->caller < 0 || l->caller >= unit->nfuncs || l->callee < -1 || l->callee >= unit->nfuncs)
+            return 0;
+        if (l->callee < 0)
+            continue;
+        caller = &unit->funcs[l->caller];
+        callee = &unit->funcs[l->callee];
+        if (l->counts < caller->nslots || l->counts + 1 + callee->nslots > perfeq__slots_of(caller)
+            || l->values < caller->nvalues || l->values + callee->nvalues > caller->nvalues + caller->leaf_values)
+            return 0;
+    }
+    return 1;
+}
+
 /* Register `unit` (units are written in registration order); 0 if its ABI is not this runtime's. */
 static int perfeq__register(perfeq_unit_t *unit)
 {
@@ -435,6 +462,12 @@ static int perfeq__register(perfeq_unit_t *unit)
             perfeq__unlock();
             perfeq__stop("a unit was instrumented for runtime ABI %d but this runtime has ABI %d; "
                          "instrument it again", unit->abi_version, PERFEQ_ABI_VERSION);
+            return 0;
+        }
+        if (!perfeq__leaves_ok(unit)) {
+            perfeq__unlock();
+            perfeq__stop("unit %s has a leaf call table that does not fit its functions; instrument it "
+                         "again", unit->source ? unit->source : "?");
             return 0;
         }
         unit->next = NULL;
@@ -506,8 +539,8 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
 {
     const perfeq_func_t *f = &unit->funcs[func];
     perfeq_ctx_t *c;
-    int nslots = f->nslots > 0 ? f->nslots : 0;
-    int nvalues = f->nvalues > 0 ? f->nvalues : 0;
+    int nslots = perfeq__slots_of(f);
+    int nvalues = (f->nvalues > 0 ? f->nvalues : 0) + (f->leaf_values > 0 ? f->leaf_values : 0);
 
     if (perfeq__g.max_contexts && (unsigned long)perfeq__g.next_ctx_id >= perfeq__g.max_contexts) {
         perfeq__stop("more than %lu contexts (PERFEQ_MAX_CONTEXTS) when entering %s; deep recursion?",
@@ -718,7 +751,7 @@ static perfeq_ctx_t *perfeq__enter_slow(perfeq_unit_t *unit, int func)
     return c;
 scratch:
     return perfeq__scratch_for(unit && unit->abi_version == PERFEQ_ABI_VERSION && unit->funcs && func >= 0
-                               && func < unit->nfuncs ? unit->funcs[func].nslots : 0);
+                               && func < unit->nfuncs ? perfeq__slots_of(&unit->funcs[func]) : 0);
 }
 
 void perfeq_leave(perfeq_ctx_t *ctx)
@@ -1208,41 +1241,43 @@ static void perfeq__write_mpi(FILE *f, const perfeq__mpi_rec_t *r, long ctx_id)
     }
 }
 
-static void perfeq__write_context(FILE *f, perfeq_ctx_t *c)
+static void perfeq__write_header(FILE *f, long id, long parent, int unit, int func, int caller_unit, int site,
+                                 int thread, perfeq_count_t calls, perfeq_count_t regions, int recursive)
 {
-    const perfeq__slab_t *s;
-    int i, any;
-    fprintf(f, "{\"record\":\"context\",\"id\":%ld,\"parent\":", c->id);
-    perfeq__put_int_or_null(f, c->parent ? c->parent->id : -1);
-    fprintf(f, ",\"unit\":%d,\"func\":%d,\"caller_unit\":", c->unit->registered - 1, c->func);
-    perfeq__put_int_or_null(f, c->caller_unit ? c->caller_unit->registered - 1 : -1);
+    fprintf(f, "{\"record\":\"context\",\"id\":%ld,\"parent\":", id);
+    perfeq__put_int_or_null(f, parent);
+    fprintf(f, ",\"unit\":%d,\"func\":%d,\"caller_unit\":", unit, func);
+    perfeq__put_int_or_null(f, caller_unit);
     fputs(",\"site\":", f);
-    perfeq__put_int_or_null(f, c->site);
-    fprintf(f, ",\"thread\":%d,\"calls\":%llu,\"regions\":%llu,\"recursive\":%s", c->thread, c->calls,
-            c->regions, c->recursive ? "true" : "false");
+    perfeq__put_int_or_null(f, site);
+    fprintf(f, ",\"thread\":%d,\"calls\":%llu,\"regions\":%llu,\"recursive\":%s", thread, calls,
+            regions, recursive ? "true" : "false");
     perfeq__end_record(f);
+}
 
-    for (s = c->slabs; s; s = s->next) /* the trace sums the threads' slabs */
-        for (i = 0; i < c->nslots; i++)
-            c->counts[i] += s->counts[i];
-    for (any = 0, i = 0; i < c->nslots; i++) {
-        if (!c->counts[i])
+/* A context's counters and value slots (those recorded). */
+static void perfeq__write_slots(FILE *f, long id, const perfeq_count_t *counts, int nslots,
+                                const perfeq_value_stat_t *values, int nvalues)
+{
+    int i, any;
+    for (any = 0, i = 0; i < nslots; i++) {
+        if (!counts[i])
             continue;
         if (!any)
-            fprintf(f, "{\"record\":\"counters\",\"context\":%ld,\"counts\":[", c->id);
-        fprintf(f, "%s[%d,%llu]", any ? "," : "", i, c->counts[i]);
+            fprintf(f, "{\"record\":\"counters\",\"context\":%ld,\"counts\":[", id);
+        fprintf(f, "%s[%d,%llu]", any ? "," : "", i, counts[i]);
         any = 1;
     }
     if (any) {
         fputc(']', f);
         perfeq__end_record(f);
     }
-    for (any = 0, i = 0; i < c->nvalues; i++) {
-        const perfeq_value_stat_t *v = &c->values[i];
+    for (any = 0, i = 0; i < nvalues; i++) {
+        const perfeq_value_stat_t *v = &values[i];
         if (!v->n)
             continue;
         if (!any)
-            fprintf(f, "{\"record\":\"values\",\"context\":%ld,\"values\":[", c->id);
+            fprintf(f, "{\"record\":\"values\",\"context\":%ld,\"values\":[", id);
         fprintf(f, "%s{\"slot\":%d,\"n\":%llu,\"first\":", any ? "," : "", i, v->n);
         perfeq__put_double(f, v->first);
         fputs(",\"last\":", f);
@@ -1260,7 +1295,34 @@ static void perfeq__write_context(FILE *f, perfeq_ctx_t *c)
         fputc(']', f);
         perfeq__end_record(f);
     }
+}
+
+/* One context, then the leaf functions called from it (each a child context in the trace, its
+ * counters and values the context's slots for that call site; ids from *next_id on). */
+static void perfeq__write_context(FILE *f, perfeq_ctx_t *c, long *next_id)
+{
+    const perfeq__slab_t *s;
+    const perfeq_unit_t *u = c->unit;
+    const perfeq_func_t *fn = &u->funcs[c->func];
+    int i, unit = u->registered - 1;
+    perfeq__write_header(f, c->id, c->parent ? c->parent->id : -1, unit, c->func,
+                         c->caller_unit ? c->caller_unit->registered - 1 : -1, c->site, c->thread, c->calls,
+                         c->regions, c->recursive);
+    for (s = c->slabs; s; s = s->next) /* the trace sums the threads' slabs */
+        for (i = 0; i < c->nslots; i++)
+            c->counts[i] += s->counts[i];
+    perfeq__write_slots(f, c->id, c->counts, fn->nslots, c->values, fn->nvalues);
     perfeq__write_mpi(f, c->mpi, c->id);
+    for (i = 0; i < u->nleaves; i++) {
+        const perfeq_leaf_t *l = &u->leaves[i];
+        long id;
+        if (l->caller != c->func || l->callee < 0 || !c->counts[l->counts])
+            continue;
+        id = (*next_id)++;
+        perfeq__write_header(f, id, c->id, unit, l->callee, unit, l->site, c->thread, c->counts[l->counts], 0, 0);
+        perfeq__write_slots(f, id, c->counts + l->counts + 1, u->funcs[l->callee].nslots, c->values + l->values,
+                            u->funcs[l->callee].nvalues);
+    }
 }
 
 static void perfeq__write_body(FILE *f)
@@ -1268,6 +1330,7 @@ static void perfeq__write_body(FILE *f)
     const perfeq_unit_t *u;
     perfeq_ctx_t *c;
     const perfeq__param_t *p;
+    long next_id;
     int i;
     for (u = perfeq__g.units_first; u; u = u->next) {
         fprintf(f, "{\"record\":\"unit\",\"id\":%d,\"abi\":%d,\"source\":", u->registered - 1, u->abi_version);
@@ -1285,8 +1348,10 @@ static void perfeq__write_body(FILE *f)
         fputc(']', f);
         perfeq__end_record(f);
     }
+    next_id = perfeq__g.next_ctx_id;
     for (c = perfeq__g.ctx_first; c; c = c->next)
-        perfeq__write_context(f, c);
+        perfeq__write_context(f, c, &next_id);
+    perfeq__g.next_ctx_id = next_id; /* the footer counts the leaf functions' contexts too */
     perfeq__write_mpi(f, perfeq__g.mpi_orphans, -1);
     fputs("{\"record\":\"params\",\"params\":{", f);
     for (p = perfeq__g.params; p; p = p->next) {

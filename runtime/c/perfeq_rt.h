@@ -13,6 +13,9 @@
  *     the unit's descriptor file (docs/descriptors.md); there are no string look-ups per event;
  *   - compile with -DPERFEQ_OFF and every hook becomes nothing (conditions stay as written), so
  *     one instrumented source builds both ways;
+ *   - a leaf function (it calls none of the program's) called from a leaf call site of its unit's
+ *     serial code counts into the caller's context (PERFEQ_LEAF_*, the unit's perfeq_leaf_t
+ *     table); the trace writer shows it as the caller's child.  -DPERFEQ_NO_LEAVES turns that off;
  *   - the library never aborts the host program: a failed fopen/malloc or a misnested hook prints
  *     one line on stderr ("perfeq: ..."), stops recording, and marks the trace; the program's
  *     output and exit status are unchanged.
@@ -73,7 +76,20 @@ typedef struct perfeq_func {
     const char *name;      /* the C name of the function */
     int nslots;            /* counters: blocks, loop entries/iterations, conditionals, regions... */
     int nvalues;           /* value slots: loop bounds, sizes, parameters recorded at run time */
+    int leaf_slots;        /* counters after its own for the leaf functions it calls (perfeq_leaf_t) */
+    int leaf_values;       /* value slots after its own for them */
 } perfeq_func_t;
+
+/* A call site of a leaf function (one that calls no function of the program, perfeq_rt.h's
+ * PERFEQ_LEAF_*): the callee runs without a context of its own, counting into the caller's
+ * context from `counts` (its calls, then its nslots counters) and `values` (its nvalues value
+ * slots) on; the trace shows it as the caller's child entered from call site `site`. */
+typedef struct perfeq_leaf {
+    int caller;            /* the calling function (index in the unit's funcs) */
+    int site;              /* its call site (the unit's call-site numbering) */
+    int callee;            /* the leaf function (index in funcs; -1: it was not instrumented) */
+    int counts, values;    /* first counter and value slot in the caller's context */
+} perfeq_leaf_t;
 
 /* Static description of one instrumented translation unit (one per instrumented .c file). */
 typedef struct perfeq_unit {
@@ -83,6 +99,8 @@ typedef struct perfeq_unit {
     const char *digest;           /* sha256 of the original source text (hex) */
     int nfuncs;
     const perfeq_func_t *funcs;
+    int nleaves;
+    const perfeq_leaf_t *leaves;  /* its call sites of leaf functions */
     struct perfeq_unit *next;     /* runtime use: list of registered units */
     int registered;               /* runtime use */
 } perfeq_unit_t;
@@ -134,6 +152,9 @@ typedef struct perfeq_calls {
     perfeq_ctx_t **stack;
     int ncalls;                   /* announcements pending, newest last, their depths non-decreasing */
     perfeq_call_note_t calls[PERFEQ_PENDING_CALLS];
+    const perfeq_leaf_t *leaf;    /* a leaf call announced and not yet entered (PERFEQ_LEAF_CALLED) */
+    const struct perfeq_unit *leaf_unit;
+    perfeq_ctx_t *leaf_ctx;       /* the caller's context */
 } perfeq_calls_t;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -201,15 +222,8 @@ void perfeq_finish(void);
  * its context's values: no lock, no call.  A hook inside a parallel construct, where worker threads
  * write their master's context, must be PERFEQ_VALUE_MT (the locked library call perfeq_value).
  * Anything unusual (not recording, a scratch context, a slot out of range) is the library's. */
-PERFEQ__INLINE void perfeq__value_inline(perfeq_ctx_t *ctx, int slot, double value)
+PERFEQ__INLINE void perfeq__value_add(perfeq_value_stat_t *v, double value)
 {
-    perfeq_ctx_head_t *c = (perfeq_ctx_head_t *)ctx;
-    perfeq_value_stat_t *v;
-    if (!perfeq_recording || !c || !c->unit || slot < 0 || slot >= c->nvalues) {
-        perfeq_value(ctx, slot, value);
-        return;
-    }
-    v = &c->values[slot];
     if (v->n == 0) {
         v->first = v->min = v->max = value;
     } else {
@@ -221,6 +235,15 @@ PERFEQ__INLINE void perfeq__value_inline(perfeq_ctx_t *ctx, int slot, double val
     v->last = value;
     v->sum += value;
     v->n++;
+}
+PERFEQ__INLINE void perfeq__value_inline(perfeq_ctx_t *ctx, int slot, double value)
+{
+    perfeq_ctx_head_t *c = (perfeq_ctx_head_t *)ctx;
+    if (!perfeq_recording || !c || !c->unit || slot < 0 || slot >= c->nvalues) {
+        perfeq_value(ctx, slot, value);
+        return;
+    }
+    perfeq__value_add(&c->values[slot], value);
 }
 PERFEQ__INLINE size_t perfeq__size_inline(perfeq_ctx_t *ctx, int slot, size_t bytes)
 {
@@ -302,10 +325,56 @@ hit:
     c->calls++;
     return (perfeq_ctx_t *)c;
 }
+/* Calling leaf function k of the unit's table (PERFEQ_LEAF_CALLED): the next leaf entered on this
+ * thread counts into the caller's context `ctx`, if it is that callee. */
+static __inline__ void perfeq__leaf_call(const perfeq_unit_t *unit, int k, perfeq_ctx_t *ctx)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    if (h) {
+        h->leaf = &unit->leaves[k];
+        h->leaf_unit = unit;
+        h->leaf_ctx = ctx;
+    }
+}
+/* Entering a leaf function: called from an announced leaf call site of its unit while recording,
+ * its counters and values are the caller context's slots for that site (no context, nothing pushed:
+ * *x is NULL); otherwise (another unit's call, a call through a pointer, a call in a parallel
+ * construct) it enters a context of its own as any function does. */
+static __inline__ perfeq_count_t *perfeq__enter_leaf(perfeq_unit_t *unit, int func, perfeq_ctx_t **x,
+                                                     perfeq_value_stat_t **values)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    const perfeq_leaf_t *l;
+    if (h && (l = h->leaf) != 0) {
+        perfeq_ctx_head_t *c = (perfeq_ctx_head_t *)h->leaf_ctx;
+        h->leaf = 0;
+        if (h->leaf_unit == unit && l->callee == func && perfeq_recording && c->unit == unit
+            && c->func == l->caller) {
+            *x = 0;
+            *values = c->values + l->values;
+            c->counts[l->counts]++;
+            return c->counts + l->counts + 1;
+        }
+    }
+    *values = 0;
+    *x = perfeq__enter_inline(unit, func);
+    return ((perfeq_ctx_head_t *)*x)->counts;
+}
+static __inline__ void perfeq__leave_leaf(perfeq_ctx_t **ctx)
+{
+    if (*ctx)
+        perfeq__leave_inline(ctx);
+}
 #define PERFEQ_FUNC_BEGIN(unit, func)                                                            \
     perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq__leave_inline))) =                     \
         perfeq__enter_inline(&(unit), (func));                                                   \
     perfeq_count_t *perfeq__c __attribute__((unused)) = ((perfeq_ctx_head_t *)perfeq__x)->counts;
+/* At the start of a leaf function's body (one that calls no function of the program). */
+#define PERFEQ_LEAF_BEGIN(unit, func)                                                            \
+    perfeq_value_stat_t *perfeq__lv __attribute__((unused));                                     \
+    perfeq_ctx_t *perfeq__x __attribute__((cleanup(perfeq__leave_leaf))) = 0;                   \
+    perfeq_count_t *perfeq__c __attribute__((unused)) =                                          \
+        perfeq__enter_leaf(&(unit), (func), &perfeq__x, &perfeq__lv);
 #else
 #error "perfeq: the instrumented source needs a compiler with __attribute__((cleanup)) (GCC, Clang, Intel, NVHPC)"
 #endif
@@ -407,6 +476,9 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 /* Values (loop bounds at entry, sizes): in serial code; _MT inside a parallel construct. */
 #define PERFEQ_VALUE(v, x)      perfeq__value_inline(perfeq__x, (v), (double)(x))
 #define PERFEQ_VALUE_MT(v, x)   perfeq_value(perfeq__x, (v), (double)(x))
+/* In a leaf function: into the caller's slots, or its own context's when it has one. */
+#define PERFEQ_LEAF_VALUE(v, x)                                                                  \
+    (perfeq__lv ? perfeq__value_add(perfeq__lv + (v), (double)(x)) : PERFEQ_VALUE(v, x))
 #define PERFEQ_SIZE(v, x)       perfeq__size_inline(perfeq__x, (v), (size_t)(x))
 #define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
 #define PERFEQ_REGION(k)        perfeq_region(perfeq__x, (k))
@@ -420,6 +492,17 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
  * among them announce and consume their own (the runtime keeps a stack). */
 #define PERFEQ_CALLED(unit, site, callee, call)                                                   \
     __extension__({ perfeq__announce(&(unit), (site), (callee)); call; })
+/* A call of a leaf function of this unit from serial code: entry k of the unit's leaf table.  With
+ * -DPERFEQ_NO_LEAVES it is announced as any call (the leaf then enters a context of its own): the
+ * same trace, slower. */
+#ifndef PERFEQ_NO_LEAVES
+#define PERFEQ_LEAF_CALLED(unit, k, call)                                                         \
+    __extension__({ perfeq__leaf_call(&(unit), (k), perfeq__x); call; })
+#else
+#define PERFEQ_LEAF_CALLED(unit, k, call)                                                         \
+    __extension__({ perfeq__announce(&(unit), (unit).leaves[k].site, (unit).leaves[k].callee < 0 ? 0 \
+                                     : (unit).funcs[(unit).leaves[k].callee].name); call; })
+#endif
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 /* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
 #define PERFEQ_SHARED           shared(perfeq__x, perfeq__unit)
@@ -433,6 +516,7 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #else
 #define PERFEQ_FUNC_BEGIN(unit, func)
 #endif
+#define PERFEQ_LEAF_BEGIN(unit, func) PERFEQ_FUNC_BEGIN(unit, func)
 #define PERFEQ_REGISTER_UNIT(unit)
 #define PERFEQ_BLOCK(k)         ((void)0)
 #define PERFEQ_BLOCK_MT(k)      ((void)0)
@@ -466,12 +550,14 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_TRIPS_GE_L(k, a, b, s) ((void)0)
 #define PERFEQ_VALUE(v, x)      ((void)0)
 #define PERFEQ_VALUE_MT(v, x)   ((void)0)
+#define PERFEQ_LEAF_VALUE(v, x) ((void)0)
 #define PERFEQ_SIZE(v, x)       (x)
 #define PERFEQ_PARAM(name, x)   ((void)0)
 #define PERFEQ_REGION(k)        ((void)0)
 #define PERFEQ_ITER_BODY_MT(k)  ((void)0)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
 #define PERFEQ_CALLED(unit, site, callee, call) (call)
+#define PERFEQ_LEAF_CALLED(unit, k, call) (call)
 #define PERFEQ_MPI(site)        ((void)0)
 #define PERFEQ_SHARED
 

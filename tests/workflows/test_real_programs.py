@@ -397,9 +397,11 @@ def test_invariant_bounds_are_recorded_once_at_the_outer_entry(tmp_path):
     same_output(instrumented, plain, 40, 7)
     text = (tmp_path / "build" / "hoisted.perfeq.c").read_text()
     outer = re.search(r"PERFEQ_LOOP_ENTER\(\d+\); ([^\n]*?)for \(int i = 0; i < n; i\+\+\)", text)
-    assert outer and re.findall(r"PERFEQ_VALUE\(\d+, \((\w+)\)\)", outer.group(1)) == ["n", "k"]
+    # (nest calls widen, a straight-line function, only: a leaf, its values PERFEQ_LEAF_VALUE)
+    assert outer and re.findall(r"PERFEQ_LEAF_VALUE\(\d+, \((\w+)\)\)", outer.group(1)) == ["n", "k"]
     for bound in ("m", "w"):  # at their own loop's entry
-        assert re.search(rf"PERFEQ_VALUE\(\d+, \({bound}\)\); [^\n]*for \(int j = 0; j < {bound}; j\+\+\)", text)
+        assert re.search(rf"PERFEQ_LEAF_VALUE\(\d+, \({bound}\)\); [^\n]*for \(int j = 0; j < {bound}; j\+\+\)",
+                         text)
     small = [trace(instrumented, tmp_path / f"{n}.trace", n, 7) for n in (10, 20)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80, 7), {"n": 80, "k": 7})
@@ -697,7 +699,7 @@ def test_mpi_calls_written_through_macros_are_counted(tmp_path):
     text = (tmp_path / "build" / "mpimacros.perfeq.c").read_text()
     assert re.search(r"CHECK\(\(PERFEQ_MPI\(\d+\), MPI_Allreduce\(", text)
     assert re.search(r"\(PERFEQ_MPI\(\d+\), BCAST\(buf, n / 10\)\)", text)
-    assert re.search(r'PERFEQ_CALLED\(perfeq__unit, \d+, "start_timer", TIMER_START\(\)\)', text)
+    assert re.search(r'PERFEQ_LEAF_CALLED\(perfeq__unit, \d+, TIMER_START\(\)\)', text)  # a leaf
     assert "CHECK_NAMED(MPI_Allreduce(MPI_IN_PLACE" in text
     plain = tmp_path / "plain"
     subprocess.run([find_mpi().mpicc, "-O1", str(REAL / "mpimacros.c"), "-o", str(plain)], check=True)
@@ -1034,3 +1036,49 @@ def test_bounds_recorded_in_serial_code_are_exact_around_a_parallel_region(tmp_p
     small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (700, 1400)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 5600), {"n": 5600})
+
+
+
+def test_leaf_functions_count_into_their_callers_context(tmp_path):
+    """A function that calls none of the program's (a distance over d features, a search with an
+    early return) runs without a context of its own when called from a leaf call site of serial
+    code (PERFEQ_LEAF_CALLED): its counts go to the caller's context and the trace shows them as
+    the caller's child from that call site.  A call through a pointer, a call whose argument calls
+    another leaf, and a call inside an OpenMP loop enter a context as before.  Same output as plain,
+    and the same call graph (every node's calls, counters and values) as the build with
+    -DPERFEQ_NO_LEAVES, where every leaf enters a context of its own."""
+    instrumented, plain = build(REAL / "leaves.c", tmp_path, "-fopenmp")
+    contexts, _ = build(REAL / "leaves.c", tmp_path / "noleaves", "-fopenmp", "-DPERFEQ_NO_LEAVES")
+    same_output(instrumented, plain, 300)
+    same_output(contexts, plain, 300)
+    text = (tmp_path / "build" / "leaves.perfeq.c").read_text()
+    for leaf in ("dist", "find", "twice"):
+        assert re.search(rf"\b{leaf}\([^)]*\)\s*\{{ PERFEQ_LEAF_BEGIN\(", text), leaf
+    assert "PERFEQ_CALLED" not in text.split("int main")[0]  # nearest's two dist calls are leaf calls
+    main = text.split("int main")[1]
+    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"twice\", twice\(PERFEQ_LEAF_CALLED", main)
+    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, 0, through\(i\)\)", main)
+    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"dist\", dist\(pts", main)  # in the parallel loop
+    n = 300
+    traces = [read_trace(trace(binary, tmp_path / f"{name}.trace", n))
+              for binary, name in ((instrumented, "leaves"), (contexts, "contexts"))]
+    graphs = [CallGraph.from_trace(t) for t in traces]
+    nodes = [{"/".join(node.path): (node.calls, node.counters, node.values) for node in graph.traverse()}
+             for graph in graphs]
+    assert nodes[0] == nodes[1]
+    # the leaf build made no context for find (the trace writer adds it, numbered after the real
+    # ones): its id follows those of twice, entered later; in the other build it comes first
+    order = []
+    for rank in (t.ranks[0] for t in traces):
+        ids = {rank.function(c).name: c.id for c in rank.contexts.values()}
+        order.append(ids["find"] > ids["twice"])
+    assert order == [True, False]
+    calls = {path: node[0] for path, node in nodes[0].items()}
+    nearest = next(p for p in calls if p.startswith("main/nearest @"))
+    assert sorted(c for p, c in calls.items() if p.startswith(nearest + "/dist @")) == [n, n * 4]
+    assert [c for p, c in calls.items() if p.startswith("main/find @")] == [n]
+    assert sorted(c for p, c in calls.items() if p.startswith("main/twice @")) == [n, n, n]  # pointer, outer, inner
+    small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert [f.split(": ")[0] for f in fallbacks] == [f"{REAL / 'leaves.c'}:21"]  # find's early return: data

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0}, {"cmp", 1, 0}, {"sort", 1, 0}, {"pair_sort", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "callback.c", NULL, NULL, 4, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0, 0, 0}, {"cmp", 1, 0, 0, 0}, {"sort", 1, 0, 0, 0}, {"pair_sort", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "callback.c", NULL, NULL, 4, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "callback.c"
 static long ncmp;
 

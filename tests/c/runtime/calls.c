@@ -9,8 +9,8 @@
 #ifndef PERFEQ_TEST_DESCRIPTORS
 #define PERFEQ_TEST_DESCRIPTORS "calls.perfeq.json"
 #endif
-static const perfeq_func_t perfeq__funcs[] = { {"main", 12, 1}, {"work", 8, 1}, {"scale", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "calls.c", PERFEQ_TEST_DESCRIPTORS, "0123abcd", 3, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 12, 1, 0, 0}, {"work", 8, 1, 0, 0}, {"scale", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "calls.c", PERFEQ_TEST_DESCRIPTORS, "0123abcd", 3, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "calls.c"
 static double scale(double x)
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "crash.c", NULL, NULL, 1, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "crash.c", NULL, NULL, 1, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "crash.c"
 int main(void)
 {

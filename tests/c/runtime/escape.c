@@ -3,8 +3,8 @@
  */
 #include <stdio.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "we\"ird\\name\n\t\xc3\xa9\xff.c", NULL, NULL, 1, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "we\"ird\\name\n\t\xc3\xa9\xff.c", NULL, NULL, 1, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "escape.c"
 int main(int argc, char **argv)
 {

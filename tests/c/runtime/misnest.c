@@ -5,8 +5,8 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 2, 0}, {"fail", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "misnest.c", "misnest.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 2, 0, 0, 0}, {"fail", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "misnest.c", "misnest.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "misnest.c"
 static jmp_buf env;
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <mpi.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 5, 1}, {"exchange", 9, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "mpi_comm.c", "mpi_comm.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 5, 1, 0, 0}, {"exchange", 9, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "mpi_comm.c", "mpi_comm.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "mpi_comm.c"
 static int exchange(double *buf, int n, int rank, int size)
 {

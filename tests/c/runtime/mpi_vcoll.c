@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <mpi.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "mpi_vcoll.c", "mpi_vcoll.perfeq.json", "0123abcd", 1, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "mpi_vcoll.c", "mpi_vcoll.perfeq.json", "0123abcd", 1, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "mpi_vcoll.c"
 int main(int argc, char **argv)
 {

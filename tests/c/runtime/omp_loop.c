@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "perfeq_rt.h"
-static const perfeq_func_t perfeq__funcs[] = { {"main", 13, 2}, {"square", 1, 0} };
-static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "omp_loop.c", "omp_loop.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0 };
+static const perfeq_func_t perfeq__funcs[] = { {"main", 13, 2, 0, 0}, {"square", 1, 0, 0, 0} };
+static perfeq_unit_t perfeq__unit = { PERFEQ_ABI_VERSION, "omp_loop.c", "omp_loop.perfeq.json", "0123abcd", 2, perfeq__funcs, 0, 0, 0, 0 };
 #line 1 "omp_loop.c"
 static double square(double x)
 {

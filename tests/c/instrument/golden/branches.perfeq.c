@@ -3,15 +3,20 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[3] = {
-    { "classify", 60, 0 },
-    { "days", 9, 0 },
-    { "main", 46, 0 }
+    { "classify", 60, 0, 0, 0 },
+    { "days", 9, 0, 0, 0 },
+    { "main", 46, 0, 71, 0 }
+};
+/* the call sites of leaf functions: caller, site, callee, first counter, first value slot */
+static const perfeq_leaf_t perfeq__leaves[2] = {
+    { 2, 0, 0, 46, 0 },
+    { 2, 1, 1, 107, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((unused))
 #endif
-    = { PERFEQ_ABI_VERSION, "branches.c", "<descriptors>", "<digest>", 3, perfeq__funcs, 0, 0 };
+    = { PERFEQ_ABI_VERSION, "branches.c", "<descriptors>", "<digest>", 3, perfeq__funcs, 2, perfeq__leaves, 0, 0 };
 PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "branches.c"
 /* branches.c -- if/else-if chains without braces, switch with fallthrough, ternaries
@@ -19,7 +24,7 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 #include <stdio.h>
 
 static const char *classify(int x)
-{ PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
+{ PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     if (PERFEQ_BRANCH(0, (x < 0)))
         {  PERFEQ_BLOCK(18); return "negative"; }
     else {  PERFEQ_BLOCK(19); if (PERFEQ_BRANCH(20, (x == 0)))
@@ -31,7 +36,7 @@ static const char *classify(int x)
 }
 
 static int days(int month)
-{ PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
+{ PERFEQ_LEAF_BEGIN(perfeq__unit, 1) 
     int d = 0;
     switch (month) {
     case 2: PERFEQ_BLOCK(0); 
@@ -57,7 +62,7 @@ int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 2) 
     int i, total = 0, odd = 0;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (-2), (15), 1); for (i = -2; i < 15; i++) {
-        printf("%d %s %d\n", i, PERFEQ_CALLED(perfeq__unit, 0, "classify", classify(i)), PERFEQ_CALLED(perfeq__unit, 1, "days", days(i)));
+        printf("%d %s %d\n", i, PERFEQ_LEAF_CALLED(perfeq__unit, 0, classify(i)), PERFEQ_LEAF_CALLED(perfeq__unit, 1, days(i)));
         total += i > 5 ? i : (i < 0 ? -i : 0);
         odd += (i % 2) ? 1 : 0;
     } } PERFEQ_BLOCK(2); 

@@ -3,14 +3,19 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "find", 22, 1 },
-    { "main", 113, 2 }
+    { "find", 22, 1, 0, 0 },
+    { "main", 113, 2, 46, 2 }
+};
+/* the call sites of leaf functions: caller, site, callee, first counter, first value slot */
+static const perfeq_leaf_t perfeq__leaves[2] = {
+    { 1, 0, 0, 113, 2 },
+    { 1, 1, 0, 136, 3 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((unused))
 #endif
-    = { PERFEQ_ABI_VERSION, "loops.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 0, 0 };
+    = { PERFEQ_ABI_VERSION, "loops.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 2, perfeq__leaves, 0, 0 };
 PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "loops.c"
 /* loops.c -- for/while/do loops with unbraced bodies, nested and triangular loops, macro bounds,
@@ -21,9 +26,9 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 #define STEP 2
 
 static int find(const int *a, int n, int key)
-{ PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
+{ PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (n)); for (i = 0; i < n; i++)
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); for (i = 0; i < n; i++)
         {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
             {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
     return -1;
@@ -67,6 +72,6 @@ int main(void)
         {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, (i == 5)))
             {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
     { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 
-    printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_CALLED(perfeq__unit, 0, "find", find(a, N, 49)), PERFEQ_CALLED(perfeq__unit, 1, "find", find(a, N, 50)));
+    printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_LEAF_CALLED(perfeq__unit, 0, find(a, N, 49)), PERFEQ_LEAF_CALLED(perfeq__unit, 1, find(a, N, 50)));
     return 0;
 }

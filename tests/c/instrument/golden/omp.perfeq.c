@@ -3,13 +3,13 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[1] = {
-    { "main", 49, 0 }
+    { "main", 49, 0, 0, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((unused))
 #endif
-    = { PERFEQ_ABI_VERSION, "omp.c", "<descriptors>", "<digest>", 1, perfeq__funcs, 0, 0 };
+    = { PERFEQ_ABI_VERSION, "omp.c", "<descriptors>", "<digest>", 1, perfeq__funcs, 0, 0, 0, 0 };
 PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "omp.c"
 /* omp.c -- OpenMP: parallel for with and without collapse(2), parallel + for (in a block and on

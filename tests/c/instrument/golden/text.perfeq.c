@@ -3,14 +3,18 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "tricky", 22, 1 },
-    { "main", 0, 0 }
+    { "tricky", 22, 1, 0, 0 },
+    { "main", 0, 0, 23, 1 }
+};
+/* the call sites of leaf functions: caller, site, callee, first counter, first value slot */
+static const perfeq_leaf_t perfeq__leaves[1] = {
+    { 1, 0, 0, 0, 0 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((unused))
 #endif
-    = { PERFEQ_ABI_VERSION, "text.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 0, 0 };
+    = { PERFEQ_ABI_VERSION, "text.c", "<descriptors>", "<digest>", 2, perfeq__funcs, 1, perfeq__leaves, 0, 0 };
 PERFEQ_REGISTER_UNIT(perfeq__unit)
 #line 1 "text.c"
 /* text.c -- comments and strings containing braces and semicolons, #ifdef inside a function with
@@ -23,12 +27,12 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 #define FOR_EACH(i, n) for ((i) = 0; (i) < (n); (i)++)
 
 static int tricky(int n)
-{ PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
+{ PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i, s = 0; /* a comment with { braces; and semicolons } */
     const char *text = "if (x) { y; } else { z; }";
     char open = '{', close = '}', semi = ';';
     // a line comment: for (;;) { while (1); }
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
 #ifdef NEVER_DEFINED_IN_THIS_BUILD
         s -= 1000;
         if (s) {
@@ -50,6 +54,6 @@ static int tricky(int n)
 
 int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
-    printf("tricky %d \"{;}\" %s\n", PERFEQ_CALLED(perfeq__unit, 0, "tricky", tricky(10)), "/* not a comment */ }");
+    printf("tricky %d \"{;}\" %s\n", PERFEQ_LEAF_CALLED(perfeq__unit, 0, tricky(10)), "/* not a comment */ }");
     return 0;
 }
