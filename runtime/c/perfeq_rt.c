@@ -862,7 +862,6 @@ void perfeq_mpi_site(perfeq_ctx_t *ctx, int site)
 
 void perfeq_value(perfeq_ctx_t *ctx, int slot, double value)
 {
-    perfeq_value_stat_t *v;
     if (!ctx || !ctx->unit || perfeq__state != PERFEQ__RECORDING)
         return;
     if (slot < 0 || slot >= ctx->nvalues) {
@@ -870,18 +869,7 @@ void perfeq_value(perfeq_ctx_t *ctx, int slot, double value)
         return;
     }
     perfeq__lock(); /* worker threads may record into their master's context */
-    v = &ctx->values[slot];
-    if (v->n == 0) {
-        v->first = v->min = v->max = value;
-    } else {
-        if (value < v->min)
-            v->min = value;
-        if (value > v->max)
-            v->max = value;
-    }
-    v->last = value;
-    v->sum += value;
-    v->n++;
+    perfeq__value_add(&ctx->values[slot], value);
     perfeq__unlock();
 }
 
