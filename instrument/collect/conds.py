@@ -55,8 +55,9 @@ class Conditionals:
         records how predictable its outcomes are; returns the predictor's first slot.  The condition
         goes in parentheses (a top-level comma or compound literal would split the macro's
         arguments); none for an empty condition or one with a preprocessor line inside (a directive
-        inside macro arguments is not portable): its mispredictions come from the counts alone."""
-        if last < first or self.has_directive(first, last):
+        inside macro arguments is not portable): its mispredictions come from the counts alone.
+        None inside a spin-wait loop either: how its tests go is the waiting's timing."""
+        if last < first or self.has_directive(first, last) or self.waiting:
             return None
         predictor = self.slot(hooks.BRANCH_SLOTS)
         self.u.wrap(self.src.tokens[first].start, self.src.tokens[last].end, *hooks.branch(predictor, self.where))

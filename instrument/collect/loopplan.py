@@ -131,7 +131,8 @@ class LoopPlanning:
         # mispredicts its exit; one that runs alike, or long, hardly): as for an if.  Not under an
         # OpenMP pragma (its condition must stay canonical), not for a constant condition (while (1):
         # the compiler must still see an endless loop)
-        predicted = "data-dependent" in flags and not under_omp and bool(names(node.cond))
+        predicted = ("data-dependent" in flags and "wait" not in flags and not under_omp and bool(names(node.cond))
+                     and not self.waiting)
         return LoopPlan(
             kind=kind, header=header, form=form,
             flags=tuple(flags) + (("collapsed",) if match and int(match.group(1)) > 1 else ()),
@@ -412,7 +413,53 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     if has_goto and any(True for _ in find(node.stmt, c_ast.Goto, c_ast.Label)):
         flags.append("goto")
         warnings.append("goto is not supported; this loop is modeled as measured (fit or constant)")
+    if "data-dependent" in flags and spin_wait(node.stmt):
+        flags.append("wait")
+        if warnings and warnings[-1].startswith("data-dependent"):
+            warnings.pop()
+        warnings.append(f"{kind} loop waits for another thread or process (it only polls): its iterations "
+                        "are waiting time, not work, and count no operations")
     return flags, warnings
+
+
+# what a waiting loop polls with: an OpenMP flush or atomic read, an MPI completion test or probe
+_POLL_PRAGMA = re.compile(r"^\s*omp\s+(flush\b|atomic\b.*\bread\b)")
+_POLL_CALLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",
+               "sched_yield")
+
+
+def spin_wait(body: c_ast.Node | None) -> bool:
+    """Whether a loop body only polls: an OpenMP ``flush`` or ``atomic read`` (into a variable the
+    body declares), or an MPI completion test or probe, besides declarations, empty statements and
+    ``if (...) break;`` (NPB LU's ``while (flag[i-1] == 0) { #pragma omp flush(flag) }``, the PRK
+    wavefront's ``while (1) { #pragma omp atomic read ... if (f == true) break; }``,
+    ``while (!done) MPI_Test(&req, &done, ...);``).  Its iterations are the time it waits, which
+    depends on other threads or processes, not on the problem size."""
+    items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    declared = {item.name for item in items if isinstance(item, c_ast.Decl)}
+    polls = False
+    for item in items:
+        if isinstance(item, c_ast.Pragma):
+            if not _POLL_PRAGMA.match(item.string):
+                return False
+            polls = True
+        elif isinstance(item, c_ast.FuncCall) and isinstance(item.name, c_ast.ID) and item.name.name in _POLL_CALLS:
+            polls = True
+        elif isinstance(item, c_ast.Assignment):
+            if not (item.op == "=" and isinstance(item.lvalue, c_ast.ID) and item.lvalue.name in declared
+                    and not any(isinstance(n, c_ast.FuncCall) for n in walk(item.rvalue))):
+                return False
+        elif isinstance(item, c_ast.If):
+            if not all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
+                       for b in (item.iftrue, item.iffalse)) or any(
+                    isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)):
+                return False
+        elif isinstance(item, c_ast.Decl):
+            if item.init is not None and any(isinstance(n, c_ast.FuncCall) for n in walk(item.init)):
+                return False
+        elif not isinstance(item, c_ast.EmptyStatement):
+            return False
+    return polls
 
 
 def _body_step(body: c_ast.Node | None, var: str, stoppers: set[str]) -> c_ast.Node | None:

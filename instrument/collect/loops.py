@@ -79,7 +79,17 @@ class LoopStatements(LoopPlanning):
         self.u.insert(self.src.tokens[plan.header.end].end, " }", depth, closing=True)
         anchor = self.block_id
         where = self.where
-        body_block = self.loop_body(node, plan, depth, loop_id, region_id)
+        waits = "wait" in plan.flags
+        self.waiting += waits
+        try:
+            body_block = self.loop_body(node, plan, depth, loop_id, region_id)
+        finally:
+            self.waiting -= waits
+        if waits:  # spinning is waiting time, not work: its tests and body count nothing
+            ops = (ops[0], ZERO, ops[2])
+            for block in self.blocks:
+                if block.loop == loop_id:
+                    block.ops, block.arrays, block.refs = ZERO, set(), []
         if plan.exit_predicted:
             body_slot = next(b.slot for b in self.blocks if b.id == body_block)
             self.u.insert(plan.wrap_start, hooks.exit_start(loop_id, body_slot, where), depth)

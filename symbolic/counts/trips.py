@@ -31,7 +31,10 @@ class LoopTrips(CountBase):
             return
         reason = None
         bad = [f for f in loop.flags if f in ("var-modified", "goto", "collapsed")]
-        if bad:
+        if "wait" in loop.flags:
+            reason = ("a spin-wait (it only polls for another thread or process): its iterations are time "
+                      "spent waiting, not work, and count no operations")
+        elif bad:
             reason = ", ".join(bad)
         else:
             try:
