@@ -121,7 +121,9 @@ def test_the_ping_pong_has_a_latency_and_a_bandwidth_that_grows_to_a_plateau(pro
     best = max(range(len(bandwidth.x)), key=lambda k: bandwidth.median[k])
     assert bandwidth.x[best] >= 16384  # the bandwidth grows with the size ...
     assert bandwidth.median[-1] > 10 * bandwidth.median[0]
-    assert bandwidth.median[-1] > bandwidth.median[best] / 4  # ... to a plateau, not a collapse
+    # ... to a plateau, not a collapse (a broken probe's byte count): 4 MiB messages leave the 2 MiB
+    # caches and share the cores with whatever else runs (/ 4.7 on a loaded CI machine), so allow 10x
+    assert bandwidth.median[-1] > bandwidth.median[best] / 10
     for name in ("bcast", "allreduce", "alltoall"):
         curve = results.curve(name, 2)
         assert curve.x[0] == 8 and curve.median[-1] > curve.median[0] > 0
