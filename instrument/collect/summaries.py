@@ -98,7 +98,8 @@ def leaf_functions(defined, user_functions: set[str], functions: set[str], globa
                    inlined: dict[str, OpCount]) -> set[str]:
     """Functions (not main, not straight-line) that call no function of the program except
     straight-line ones, none through a pointer, no MPI or OpenMP runtime, allocator or argument
-    parser, and hold no OpenMP construct: their hooks only count and record loop bounds, so a call
+    parser, that hand no function of the program to anything (a comparator to qsort) and hold no
+    OpenMP construct: their hooks only count and record loop bounds, so a call
     from this unit's serial code can count into the caller's context (PERFEQ_LEAF_CALLED) instead
     of entering a context of its own: a distance or hash function called per element costs a few
     stores, not a context switch."""
@@ -111,6 +112,8 @@ def leaf_functions(defined, user_functions: set[str], functions: set[str], globa
         if any(isinstance(n, c_ast.Pragma) for n in nodes):
             continue
         local = {n.name for n in find(fd.decl.type, c_ast.Decl)} | {n.name for n in nodes if isinstance(n, c_ast.Decl)}
+        if address_taken([fd.body], user_functions):
+            continue  # qsort(a, n, size, cmp): the library calls the program back, from the leaf's frame
         if all(_library_call(callee(n), local, user_functions, functions, globals_, inlined)
                for n in nodes if isinstance(n, c_ast.FuncCall)):
             leaves.add(name)

@@ -195,7 +195,8 @@ class UnitCollector:
             entry = {"caller": caller, "site": site, "callee": callee, "counts": 0, "values": 0}
             if callee >= 0 and own is not None:
                 entry["counts"], entry["values"] = own.nslots + slots, own.nvalues + values
-                space[caller] = (slots + 1 + by_id[callee].nslots, values + by_id[callee].nvalues)
+                # its calls, its context id, its counters
+                space[caller] = (slots + 2 + by_id[callee].nslots, values + by_id[callee].nvalues)
             else:
                 entry["callee"] = -1
             table.append(entry)

@@ -444,7 +444,7 @@ static int perfeq__leaves_ok(const perfeq_unit_t *unit)
             continue;
         caller = &unit->funcs[l->caller];
         callee = &unit->funcs[l->callee];
-        if (l->counts < caller->nslots || l->counts + 1 + callee->nslots > perfeq__slots_of(caller)
+        if (l->counts < caller->nslots || l->counts + 2 + callee->nslots > perfeq__slots_of(caller)
             || l->values < caller->nvalues || l->values + callee->nvalues > caller->nvalues + caller->leaf_values)
             return 0;
     }
@@ -858,6 +858,13 @@ void perfeq_mpi_site(perfeq_ctx_t *ctx, int site)
     t->mpi_ctx = ctx;
     t->mpi_site = site;
     t->mpi_pending = 1;
+}
+
+void perfeq_leaf_first(perfeq_ctx_t *ctx, const perfeq_leaf_t *leaf)
+{
+    perfeq__lock();
+    ctx->counts[leaf->counts + 1] = (perfeq_count_t)perfeq__g.next_ctx_id++ + 1;
+    perfeq__unlock();
 }
 
 void perfeq_value(perfeq_ctx_t *ctx, int slot, double value)
@@ -1285,40 +1292,84 @@ static void perfeq__write_slots(FILE *f, long id, const perfeq_count_t *counts, 
     }
 }
 
-/* One context, then the leaf functions called from it (each a child context in the trace, its
- * counters and values the context's slots for that call site; ids from *next_id on). */
-static void perfeq__write_context(FILE *f, perfeq_ctx_t *c, long *next_id)
+/* A real context (leaf NULL), or the context of leaf call site `leaf` of context `ctx`. */
+typedef struct perfeq__written {
+    perfeq_ctx_t *ctx;
+    const perfeq_leaf_t *leaf;
+} perfeq__written_t;
+
+static void perfeq__write_context(FILE *f, perfeq_ctx_t *c)
 {
     const perfeq__slab_t *s;
     const perfeq_unit_t *u = c->unit;
-    const perfeq_func_t *fn = &u->funcs[c->func];
-    int i, unit = u->registered - 1;
-    perfeq__write_header(f, c->id, c->parent ? c->parent->id : -1, unit, c->func,
+    int i;
+    perfeq__write_header(f, c->id, c->parent ? c->parent->id : -1, u->registered - 1, c->func,
                          c->caller_unit ? c->caller_unit->registered - 1 : -1, c->site, c->thread, c->calls,
                          c->regions, c->recursive);
     for (s = c->slabs; s; s = s->next) /* the trace sums the threads' slabs */
         for (i = 0; i < c->nslots; i++)
             c->counts[i] += s->counts[i];
-    perfeq__write_slots(f, c->id, c->counts, fn->nslots, c->values, fn->nvalues);
+    perfeq__write_slots(f, c->id, c->counts, u->funcs[c->func].nslots, c->values, u->funcs[c->func].nvalues);
     perfeq__write_mpi(f, c->mpi, c->id);
-    for (i = 0; i < u->nleaves; i++) {
-        const perfeq_leaf_t *l = &u->leaves[i];
-        long id;
-        if (l->caller != c->func || l->callee < 0 || !c->counts[l->counts])
-            continue;
-        id = (*next_id)++;
-        perfeq__write_header(f, id, c->id, unit, l->callee, unit, l->site, c->thread, c->counts[l->counts], 0, 0);
-        perfeq__write_slots(f, id, c->counts + l->counts + 1, u->funcs[l->callee].nslots, c->values + l->values,
-                            u->funcs[l->callee].nvalues);
+}
+
+/* The context of a leaf function called from leaf call site `l` of context `c`: its calls, its id
+ * (taken at the first call, perfeq_leaf_first), its counters and values are c's slots for the site. */
+static void perfeq__write_leaf(FILE *f, const perfeq_ctx_t *c, const perfeq_leaf_t *l)
+{
+    const perfeq_unit_t *u = c->unit;
+    long id = (long)c->counts[l->counts + 1] - 1;
+    perfeq__write_header(f, id, c->id, u->registered - 1, l->callee, u->registered - 1, l->site, c->thread,
+                         c->counts[l->counts], 0, 0);
+    perfeq__write_slots(f, id, c->counts + l->counts + 2, u->funcs[l->callee].nslots, c->values + l->values,
+                        u->funcs[l->callee].nvalues);
+}
+
+/* Every context in id order (the order of first entry), the leaf functions' among them: the same
+ * records a run without leaf calls writes. */
+static void perfeq__write_contexts(FILE *f)
+{
+    long n = perfeq__g.next_ctx_id, id;
+    perfeq__written_t *order = (perfeq__written_t *)calloc((size_t)(n > 0 ? n : 1), sizeof *order);
+    perfeq_ctx_t *c;
+    int i;
+    if (!order) { /* out of memory: creation order, each leaf context after its caller */
+        for (c = perfeq__g.ctx_first; c; c = c->next) {
+            perfeq__write_context(f, c);
+            for (i = 0; i < c->unit->nleaves; i++)
+                if (c->unit->leaves[i].caller == c->func && c->unit->leaves[i].callee >= 0
+                    && c->counts[c->unit->leaves[i].counts])
+                    perfeq__write_leaf(f, c, &c->unit->leaves[i]);
+        }
+        return;
     }
+    for (c = perfeq__g.ctx_first; c; c = c->next) {
+        if (c->id >= 0 && c->id < n)
+            order[c->id].ctx = c;
+        for (i = 0; i < c->unit->nleaves; i++) {
+            const perfeq_leaf_t *l = &c->unit->leaves[i];
+            if (l->caller != c->func || l->callee < 0 || !c->counts[l->counts])
+                continue;
+            id = (long)c->counts[l->counts + 1] - 1;
+            if (id >= 0 && id < n && !order[id].ctx) {
+                order[id].ctx = c;
+                order[id].leaf = l;
+            }
+        }
+    }
+    for (id = 0; id < n; id++) {
+        if (order[id].leaf)
+            perfeq__write_leaf(f, order[id].ctx, order[id].leaf);
+        else if (order[id].ctx)
+            perfeq__write_context(f, order[id].ctx);
+    }
+    free(order);
 }
 
 static void perfeq__write_body(FILE *f)
 {
     const perfeq_unit_t *u;
-    perfeq_ctx_t *c;
     const perfeq__param_t *p;
-    long next_id;
     int i;
     for (u = perfeq__g.units_first; u; u = u->next) {
         fprintf(f, "{\"record\":\"unit\",\"id\":%d,\"abi\":%d,\"source\":", u->registered - 1, u->abi_version);
@@ -1336,10 +1387,7 @@ static void perfeq__write_body(FILE *f)
         fputc(']', f);
         perfeq__end_record(f);
     }
-    next_id = perfeq__g.next_ctx_id;
-    for (c = perfeq__g.ctx_first; c; c = c->next)
-        perfeq__write_context(f, c, &next_id);
-    perfeq__g.next_ctx_id = next_id; /* the footer counts the leaf functions' contexts too */
+    perfeq__write_contexts(f);
     perfeq__write_mpi(f, perfeq__g.mpi_orphans, -1);
     fputs("{\"record\":\"params\",\"params\":{", f);
     for (p = perfeq__g.params; p; p = p->next) {

@@ -82,8 +82,9 @@ typedef struct perfeq_func {
 
 /* A call site of a leaf function (one that calls no function of the program, perfeq_rt.h's
  * PERFEQ_LEAF_*): the callee runs without a context of its own, counting into the caller's
- * context from `counts` (its calls, then its nslots counters) and `values` (its nvalues value
- * slots) on; the trace shows it as the caller's child entered from call site `site`. */
+ * context from `counts` (its calls, its context id plus one, then its nslots counters) and
+ * `values` (its nvalues value slots) on; the trace shows it as the caller's child entered from
+ * call site `site`. */
 typedef struct perfeq_leaf {
     int caller;            /* the calling function (index in the unit's funcs) */
     int site;              /* its call site (the unit's call-site numbering) */
@@ -205,6 +206,9 @@ void perfeq_call_site(perfeq_unit_t *unit, int site, const char *callee);
 /* Announce the next MPI call: MPI call site `site` of `unit` in context `ctx` (read by the PMPI
  * wrappers, then cleared). */
 void perfeq_mpi_site(perfeq_ctx_t *ctx, int site);
+/* The first call from leaf call site `leaf` in `ctx`: the leaf function's context id, taken now so
+ * that the trace lists contexts in the order they were first entered, as without leaf calls. */
+void perfeq_leaf_first(perfeq_ctx_t *ctx, const perfeq_leaf_t *leaf);
 /* Record a value (loop bound at entry, allocation size, parameter) in value slot `slot` of `ctx`. */
 void perfeq_value(perfeq_ctx_t *ctx, int slot, double value);
 /* Record an allocation size and return it unchanged (wraps malloc/calloc/realloc size arguments). */
@@ -352,8 +356,9 @@ static __inline__ perfeq_count_t *perfeq__enter_leaf(perfeq_unit_t *unit, int fu
             && c->func == l->caller) {
             *x = 0;
             *values = c->values + l->values;
-            c->counts[l->counts]++;
-            return c->counts + l->counts + 1;
+            if (!c->counts[l->counts]++)
+                perfeq_leaf_first(h->leaf_ctx, l);
+            return c->counts + l->counts + 2;
         }
     }
     *values = 0;
