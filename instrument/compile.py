@@ -90,19 +90,33 @@ def compile_instrumented(
     if line.links:
         runtime = build_runtime(line.compiler + _runtime_flags(line.flags), build_dir / "runtime", mpi=uses_mpi)
     extra = [f"-I{runtime_include_dir()}"] + [f"-I{d}" for d in includes]
-    cmd = line.compiler + extra + new_args
-    if runtime is not None:
-        cmd += [str(o) for o in runtime.objects]
-    if verbose:
-        print("perfeq cc: " + " ".join(cmd), file=sys.stderr)
-    try:
-        proc = subprocess.run(cmd, check=False)
-    except FileNotFoundError:
-        raise BuildError(f"cannot run the compiler '{line.compiler[0]}'") from None
-    if proc.returncode != 0:
-        raise BuildError(f"the compiler failed on the instrumented sources (exit {proc.returncode}): "
-                         + " ".join(cmd))
+    for cmd in _commands(line, new_args):
+        cmd = line.compiler + extra + cmd
+        if runtime is not None:
+            cmd += [str(o) for o in runtime.objects]
+        if verbose:
+            print("perfeq cc: " + " ".join(cmd), file=sys.stderr)
+        try:
+            proc = subprocess.run(cmd, check=False)
+        except FileNotFoundError:
+            raise BuildError(f"cannot run the compiler '{line.compiler[0]}'") from None
+        if proc.returncode != 0:
+            raise BuildError(f"the compiler failed on the instrumented sources (exit {proc.returncode}): "
+                             + " ".join(cmd))
     return 0
+
+
+def _commands(line: CompileLine, new_args: list[str]) -> list[list[str]]:
+    """The compiler's arguments, the instrumented copies in place of the sources: one command, or,
+    for ``-c`` or ``-S`` without ``-o``, one per source with ``-o NAME.o`` (``.s``), the name the
+    compiler gives the original ``NAME.c`` in the current folder (it would name the object after
+    the copy, ``NAME.perfeq.o``, and the user's link line would not find ``NAME.o``)."""
+    suffix = ".o" if "-c" in line.args else ".s" if "-S" in line.args else None
+    if suffix is None or "-o" in line.args or any(a.startswith("-o") and len(a) > 2 for a in line.args) \
+            or not line.sources:
+        return [new_args]
+    others = [a for i, a in enumerate(new_args) if i not in line.sources]
+    return [others + [new_args[i], "-o", Path(line.args[i]).stem + suffix] for i in line.sources]
 
 
 def runtime_include_dir() -> Path:

@@ -1102,3 +1102,21 @@ def test_spin_wait_loops_count_no_operations(tmp_path, monkeypatch):
     assert [loop["line"] for loop in flagged] == [20, 26]
     bodies = {loop["body_block"] for loop in flagged}
     assert all(not any(b["ops"].values()) for b in descriptors["blocks"] if b["id"] in bodies)
+
+
+def test_compiling_without_o_names_objects_as_the_compiler_does(tmp_path, monkeypatch):
+    """A Makefile's `cc -c main.c solver.c` (no -o) makes main.o and solver.o in the current folder,
+    which its link line then names; perfeq cc made main.perfeq.o (after the instrumented copy) and
+    the link failed (Rodinia leukocyte).  Now the objects have the compiler's names, the link
+    through perfeq cc works, and an explicit -o is kept."""
+    monkeypatch.chdir(tmp_path)
+    mpicc = find_mpi().mpicc
+    sources = [str(REAL / "multifile" / name) for name in ("main.c", "solver.c")]
+    assert cli.main(["cc", "--build-dir", "build", mpicc, "-O1", "-c", *sources]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.o")) == ["main.o", "solver.o"]
+    assert cli.main(["cc", "--build-dir", "build", mpicc, "main.o", "solver.o", "-o", "prog"]) == 0
+    assert cli.main(["run", "-o", "t.trace", "--", *find_mpi().launcher(2), "./prog", "400"]) == 0
+    paths = {"/".join(node.path) for node in CallGraph.from_trace(read_trace(tmp_path / "t.trace")).traverse()}
+    assert any(p.startswith("main/solve @") for p in paths) and any("/local @" in p for p in paths)
+    assert cli.main(["cc", "--build-dir", "build", mpicc, "-c", sources[1], "-o", "other.o"]) == 0
+    assert (tmp_path / "other.o").is_file() and not list(tmp_path.glob("*.perfeq.o"))
