@@ -280,7 +280,7 @@ def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.Fil
     # (pycparser's private parts: where they are not, as in another major version, its own parser)
     parser = _Parser() if hasattr(c_parser.CParser, "_parse_function_definition") else c_parser.CParser()
     try:
-        return parser.parse(pre.text, filename=pre.marker_name)
+        return parser.parse(_known_escapes(pre.text), filename=pre.marker_name)
     except c_parser.ParseError as exc:
         message = _located(str(exc), parser)
         where = re.match(r"(.*?):(\d+):(\d+): (.*)", message) or re.match(r"(.*?):(\d+): (.*)", message)
@@ -295,6 +295,31 @@ def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.Fil
             loc = f"{display}:{line}:{col}" if col else f"{display}:{line}"
             raise InstrumentError(f"{loc}: {text}: {source_lines[line - 1].strip()}") from None
         raise InstrumentError(f"{file}:{line}: error: {text} (in a header included by {display})") from None
+
+
+# a string or character literal; an escape in one; the characters pycparser's lexer takes after a
+# backslash (C's escapes, digits for octal ones, GNU's \e and the punctuation it allows)
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_TAKEN = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~!=&^-\\?'\"\n")
+
+
+def _known_escapes(text: str) -> str:
+    """The text with every unknown escape in a literal (``"\\%"``: gcc warns and takes ``%``) written
+    without its backslash, for pycparser, which refuses it; the length is kept (``"%%"``, ``'%' ``)
+    so that the columns of what follows are the preprocessed text's, where hooks are placed."""
+    def escape(match: re.Match) -> str:
+        return match.group(0) if match.group(1) in _TAKEN else match.group(1) * 2
+
+    def literal(match: re.Match) -> str:
+        text = match.group(0)
+        fixed = _ESCAPE.sub(escape, text) if "\\" in text else text
+        if text[0] == "'" and fixed != text:  # one character: '%' and a space
+            fixed = "'" + _ESCAPE.sub(lambda m: m.group(0) if m.group(1) in _TAKEN else m.group(1), text[1:])
+            fixed += " " * (len(text) - len(fixed))
+        return fixed
+
+    return _LITERAL.sub(literal, text) if "\\" in text else text
 
 
 def _located(message: str, parser: c_parser.CParser) -> str:

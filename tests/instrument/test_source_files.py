@@ -76,3 +76,14 @@ def test_what_is_not_c_source_is_one_line_and_writes_nothing(tmp_path: Path, cap
     assert main(["instrument", str(source)]) == 2
     assert message in one_line_error(capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == [name] and source.read_bytes() == content
+
+
+def test_unknown_escapes_in_literals_parse_and_keep_the_output(tmp_path: Path) -> None:
+    """``"\\%"`` and ``'\\%'`` (gcc: a warning, the character itself) stopped perfeq with "Illegal
+    character"; they are parsed as the compiler reads them, the loop beside them on the same line is
+    instrumented, and the program prints what the plain build prints."""
+    source = tmp_path / "escapes.c"
+    source.write_bytes((TESTS / "c" / "instrument" / "escapes.c").read_bytes())
+    outputs = _outputs(source, "-w")
+    assert outputs[0] == outputs[1] == b"%MatrixMarket matrix coordinate real general % a\\%b (x)\n6\n"
+    assert "PERFEQ_TRIPS_LT" in (tmp_path / "build" / "escapes.perfeq.c").read_text()
