@@ -187,8 +187,11 @@ class CallSites:
                        for c in map(callee, calls(call.args) if call.args is not None else ()))
 
     def _pointer_variable(self, name: str) -> bool:
-        """``name`` is a variable (a function pointer: a parameter, a local, a global), not a function."""
+        """``name`` is a variable (a function pointer: a parameter, a local, a global), not a function
+        (a prototype in a block, ``long random(void);``, declares a function)."""
         owner = self.scope.owner(name)
+        if owner is not None and owner is not self.u.globals and name in self.block_prototypes:
+            return False
         return owner is not None and (owner is not self.u.globals or name not in self.u.functions)
 
     def pointer_call(self, call: c_ast.FuncCall) -> None:

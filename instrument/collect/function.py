@@ -89,6 +89,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
+        self._block_prototypes: set[str] | None = None
         self.scope = Scope(unit.globals)
         self.assignments: list[d.Assignment] = []
         self.params: list[str] = []
@@ -126,6 +127,14 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     @property
     def loop(self) -> int | None:
         return self.loops[-1] if self.loops else None
+
+    @property
+    def block_prototypes(self) -> set[str]:
+        """The functions the body declares with a prototype of its own (``void update();`` in main)."""
+        if self._block_prototypes is None:
+            self._block_prototypes = {decl.name for decl in find(self.funcdef.body, c_ast.Decl)
+                                      if isinstance(decl.type, c_ast.FuncDecl)}
+        return self._block_prototypes
 
     @property
     def leaf(self) -> bool:

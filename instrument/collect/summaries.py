@@ -111,7 +111,8 @@ def leaf_functions(defined, user_functions: set[str], functions: set[str], globa
         nodes = list(walk(fd.body))
         if any(isinstance(n, c_ast.Pragma) for n in nodes):
             continue
-        local = {n.name for n in find(fd.decl.type, c_ast.Decl)} | {n.name for n in nodes if isinstance(n, c_ast.Decl)}
+        local = {n.name for n in find(fd.decl.type, c_ast.Decl)} | {
+            n.name for n in nodes if isinstance(n, c_ast.Decl) and not isinstance(n.type, c_ast.FuncDecl)}
         if address_taken([fd.body], user_functions):
             continue  # qsort(a, n, size, cmp): the library calls the program back, from the leaf's frame
         if all(_library_call(callee(n), local, user_functions, functions, globals_, inlined)

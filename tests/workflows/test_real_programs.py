@@ -1120,3 +1120,19 @@ def test_compiling_without_o_names_objects_as_the_compiler_does(tmp_path, monkey
     assert any(p.startswith("main/solve @") for p in paths) and any("/local @" in p for p in paths)
     assert cli.main(["cc", "--build-dir", "build", mpicc, "-c", sources[1], "-o", "other.o"]) == 0
     assert (tmp_path / "other.o").is_file() and not list(tmp_path.glob("*.perfeq.o"))
+
+
+def test_block_scope_prototypes_declare_functions_not_pointers(tmp_path):
+    """`long random(void);` in a function's body declares the library function, `void
+    fill_and_sort2();` in main the program's: neither is a call through a pointer (random() was
+    announced as one, and qsort's comparator took that announcement: cmp hung under the random()
+    call site).  Same output; cmp hangs under each sorting function, called back by qsort."""
+    instrumented, plain = build(REAL / "blockproto.c", tmp_path, "-w")
+    same_output(instrumented, plain)
+    text = (tmp_path / "build" / "blockproto.perfeq.c").read_text()
+    assert "random()" in text and not re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, 0, random\(\)\)", text)
+    assert re.search(r'PERFEQ_CALLED\(perfeq__unit, \d+, "fill_and_sort2", fill_and_sort2\(v, 100\)\)', text)
+    graph = CallGraph.from_trace(read_trace(trace(instrumented, tmp_path / "t.trace")))
+    paths = sorted("/".join(node.path) for node in graph.traverse())
+    assert [p for p in paths if p.endswith("/cmp")] == [
+        next(p for p in paths if p.startswith(f"main/{name} @")) + "/cmp" for name in ("fill_and_sort", "fill_and_sort2")]
