@@ -357,7 +357,20 @@ class SourceText:
             return self.statement_end(colon + 1)
         if tok.kind == "ident" and self._next_text(i) == ":":
             return self.statement_end(self._skip_pp(i + 1) + 1)
-        return self.scan_to(i, (";",))
+        macro_end = self._macro_statement_end(i)
+        return macro_end if macro_end is not None else self.scan_to(i, (";",))
+
+    def _macro_statement_end(self, i: int) -> int | None:
+        """The closing parenthesis of ``NAME(...)`` at token i when a ``}`` or ``else`` follows it: a
+        macro that expands to a whole statement, written without ``;`` (``if (c) ERR_EXIT(1)`` last
+        in a block, Rodinia leukocyte's avilib.c); None otherwise."""
+        if self.tokens[i].kind != "ident" or self._next_text(i) != "(":
+            return None
+        close = self.match_bracket(self._skip_pp(i + 1))
+        after = self._skip_pp(close + 1)
+        if after < len(self.tokens) and self.tokens[after].text in ("}", "else"):
+            return close
+        return None
 
     def _next_text(self, i: int) -> str | None:
         j = self._skip_pp(i + 1)

@@ -1136,3 +1136,14 @@ def test_block_scope_prototypes_declare_functions_not_pointers(tmp_path):
     paths = sorted("/".join(node.path) for node in graph.traverse())
     assert [p for p in paths if p.endswith("/cmp")] == [
         next(p for p in paths if p.startswith(f"main/{name} @")) + "/cmp" for name in ("fill_and_sort", "fill_and_sort2")]
+
+
+def test_statement_macros_without_a_semicolon(tmp_path):
+    """`if (n > 5) ERR_EXIT(1)` with ERR_EXIT a `{ ... }` block, last in a block and before an else:
+    the statement ends at the invocation's `)` (perfeq stopped with "unexpected '}'"); same output,
+    and the model of f's branches is exact at 8x."""
+    instrumented, plain = build(REAL / "macrostmt.c", tmp_path)
+    same_output(instrumented, plain, 100)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (80, 160)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 640), {"n": 640})
