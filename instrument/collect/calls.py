@@ -223,8 +223,10 @@ class CallSites:
         spec = self.u._mpi_calls.get(name)
         extent = self.call_extent(call, name, macros=spec is not None)
         args = extent[2] if extent else _generated_args(call)
-        if name in ("MPI_Comm_size", "MPI_Comm_rank") and len(args) == 2:
-            variable = args[1].lstrip("&").strip()
+        if name in ("MPI_Comm_size", "MPI_Comm_rank") and len(args) == 2 and args[1].strip().startswith("&"):
+            # (of ``&n`` only: given a pointer, MPI_Comm_rank(comm, rank) sets the caller's variable,
+            # and a hook reading ``rank`` here would read the pointer: HPCC's cblacslt.c did not build)
+            variable = args[1].strip()[1:].strip()
             if re.fullmatch(r"[A-Za-z_]\w*", variable):
                 kind = "mpi_size" if name == "MPI_Comm_size" else "mpi_rank"
                 symbol = "P" if kind == "mpi_size" else "rank"

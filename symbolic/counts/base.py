@@ -292,7 +292,11 @@ class CountBase:
                 continue
             c = float(trips) / bases[0]
             error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
-            candidates.append((error, sp.nsimplify(c, rational=True, tolerance=1e-9), form))
+            # (a relative tolerance: c = trips / 8**30 of a form in an unrelated parameter of 30 is
+            # 1e-26, which an absolute one made 0, "an integer", the tie-break's winner: Rodinia nn)
+            constant = sp.nsimplify(c, rational=True, tolerance=1e-9 * abs(c))
+            if constant != 0:
+                candidates.append((error, constant, form))
         if not candidates:
             return None, ""
         best_error = min(c[0] for c in candidates)

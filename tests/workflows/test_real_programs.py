@@ -1147,3 +1147,31 @@ def test_statement_macros_without_a_semicolon(tmp_path):
     small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (80, 160)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 640), {"n": 640})
+
+
+
+def test_a_constant_trip_count_is_not_fitted_to_zero(tmp_path):
+    """Records read 10 at a time from standard input (10002/1001 per read in both runs), in a program
+    with an option of 30 every run passes (Rodinia nn's 30 90): the form 8**opt's constant,
+    (10002/1001) / 8**30, was rounded to 0 and won the tie-break (self-check -100 %); now the
+    constant form is kept."""
+    instrumented, _ = build(REAL / "zerofit.c", tmp_path)
+    traces = []
+    for k, size in enumerate((100020, 200030)):
+        data = tmp_path / f"in{k}"
+        data.write_bytes(bytes(size))
+        traces.append(tmp_path / f"{k}.trace")
+        assert cli.main(["run", "-o", str(traces[-1]), "--", "sh", "-c", f"{instrumented} 30 < {data}"]) == 0
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert any("its recorded values 10002/1001 = 10002/1001" in f for f in fallbacks)
+    assert not any("= 0 (fitted" in f for f in fallbacks)
+
+
+def test_rank_and_size_through_a_pointer_parameter_build(tmp_path):
+    """`MPI_Comm_rank(MPI_COMM_WORLD, rank)` with `int *rank` a parameter: no parameter hook reads
+    the pointer (the instrumented file did not compile); the program runs as the plain build."""
+    run = mpi_program(tmp_path, REAL / "rankpointer.c")
+    trace_path = run(2, 0, "t.trace")
+    assert read_trace(trace_path).ranks.keys() == {0, 1}
+    assert 'PERFEQ_PARAM("rank", rank);' not in (tmp_path / "build" / "rankpointer.perfeq.c").read_text()
