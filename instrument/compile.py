@@ -8,6 +8,8 @@ folder of each original source is added to the include path, and the runtime is 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -73,7 +75,7 @@ def compile_instrumented(
     program = frozenset().union(*(p.defined_functions() for p in parsed.values()))
     for index in line.sources:
         source = Path(line.args[index])
-        stem = source.stem
+        stem = _copy_stem(source, build_dir)
         while stem in seen:
             stem = f"{stem}_{len(seen)}"
         seen.add(stem)
@@ -104,6 +106,23 @@ def compile_instrumented(
             raise BuildError(f"the compiler failed on the instrumented sources (exit {proc.returncode}): "
                              + " ".join(cmd))
     return 0
+
+
+def _copy_stem(source: Path, build_dir: Path) -> str:
+    """The name of ``source``'s instrumented copy and descriptor file in the build folder: its own
+    stem, unless a file of the same name in another folder is there already (``a/util.c`` and
+    ``b/util.c`` compiled one at a time, as make does: the second overwrote the first's descriptors
+    and its unit was read with them, silently), then the stem and a digest of its path."""
+    stem = source.stem
+    existing = build_dir / f"{stem}.perfeq.json"
+    if existing.is_file():
+        try:
+            recorded = json.loads(existing.read_text(encoding="utf-8")).get("source")
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        if recorded and Path(recorded).resolve() != source.resolve():
+            return f"{stem}-{hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:8]}"
+    return stem
 
 
 def _commands(line: CompileLine, new_args: list[str]) -> list[list[str]]:

@@ -1175,3 +1175,24 @@ def test_rank_and_size_through_a_pointer_parameter_build(tmp_path):
     trace_path = run(2, 0, "t.trace")
     assert read_trace(trace_path).ranks.keys() == {0, 1}
     assert 'PERFEQ_PARAM("rank", rank);' not in (tmp_path / "build" / "rankpointer.perfeq.c").read_text()
+
+
+def test_files_of_one_name_in_two_folders_compiled_one_at_a_time(tmp_path, monkeypatch):
+    """`a/util.c` and `b/util.c` compiled by separate `perfeq cc -c` lines into one build folder (as
+    make does): the second's descriptors overwrote the first's, and its unit was read with them
+    without a word (a_sum's loop had 0 blocks).  Now the second gets a copy of its own, and the
+    model reads each with its own."""
+    monkeypatch.chdir(REAL / "samestem")
+    build_dir, mpicc = str(tmp_path / "build"), find_mpi().mpicc
+    for name in ("a/util.c", "b/util.c", "main.c"):
+        obj = str(tmp_path / (name.replace("/", "_")[:-2] + ".o"))
+        assert cli.main(["cc", "--build-dir", build_dir, mpicc, "-O1", "-c", name, "-o", obj]) == 0
+    objects = sorted(str(p) for p in tmp_path.glob("*.o"))
+    assert cli.main(["cc", "--build-dir", build_dir, mpicc, *objects, "-o", str(tmp_path / "prog")]) == 0
+    units = read_trace(trace(tmp_path / "prog", tmp_path / "t.trace", 1000)).ranks[0].units.values()
+    assert len({u.descriptors for u in units}) == 3
+    for unit in units:  # each unit's descriptors are its own source's
+        described = json.loads(Path(unit.descriptors).read_text())
+        assert (described["source"], described["digest"]) == (unit.source, unit.digest)
+    small = [trace(tmp_path / "prog", tmp_path / f"{n}.trace", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
