@@ -26,6 +26,7 @@ from perfeq.instrument.collect.walk import (
     mentions_argv,
     names,
     ternaries,
+    walk,
 )
 from perfeq.instrument.opcount import ZERO, OpCount
 from perfeq.instrument.source import SourceError
@@ -450,7 +451,33 @@ class CallSites:
                                                     function=self.index, line=line, text=text))
         if not self.parallel:
             self.after_statement(stmt, hooks.param(variable, access or variable))
-            self.after_top_statement(variable, hooks.param(variable, access or variable))
+            if not self._written_again(stmt, variable):
+                self.after_top_statement(variable, hooks.param(variable, access or variable))
+
+    def _written_again(self, stmt: c_ast.Node, variable: str) -> bool:
+        """Whether ``variable`` is written again after ``stmt`` in a block that holds both
+        (``fscanf(f, "%d", &input)`` in a loop after the size was read into it: recorded after the
+        function's top statement, it held the last key read, Rodinia b+tree); a write in another
+        branch of an ``if`` (a default) does not run after it."""
+        inside = {id(n) for n in walk(stmt)}
+
+        def writes(node: c_ast.Node) -> bool:
+            for n in walk(node):
+                if id(n) in inside:
+                    continue
+                if isinstance(n, c_ast.Assignment) and lvalue_path(n.lvalue) == variable:
+                    return True
+                if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") \
+                        and lvalue_path(n.expr) == variable:
+                    return True
+            return False
+
+        for block in find(self.funcdef.body, c_ast.Compound):
+            items = block.block_items or []
+            holder = next((i for i, item in enumerate(items) if id(stmt) in {id(n) for n in walk(item)}), None)
+            if holder is not None and any(writes(item) for item in items[holder + 1:]):
+                return True
+        return False
 
 
 def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str]) -> dict[str, set[int]]:

@@ -1196,3 +1196,19 @@ def test_files_of_one_name_in_two_folders_compiled_one_at_a_time(tmp_path, monke
         assert (described["source"], described["digest"]) == (unit.source, unit.digest)
     small = [trace(tmp_path / "prog", tmp_path / f"{n}.trace", n) for n in (100, 200)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+
+
+def test_a_size_read_into_a_variable_read_into_again_later(tmp_path):
+    """`fscanf(f, "%d", &input)` reads the size, then every key in a loop after it: the size was
+    recorded again after the enclosing if/else, where `input` held the last key (Rodinia b+tree);
+    now only where it is the size, and the model in it is exact at 8x."""
+    instrumented, plain = build(REAL / "paramafterif.c", tmp_path, "-w")
+    files = {}
+    for n in (100, 200, 800):
+        files[n] = tmp_path / f"keys{n}"
+        files[n].write_text(f"{n}\n" + "".join(f"{(k * 37) % 1000 if k < n - 1 else 7}\n" for k in range(n)))
+    same_output(instrumented, plain, files[100])
+    small = [trace(instrumented, tmp_path / f"{n}.trace", files[n]) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"input"}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", files[800]), {"input": 800})
