@@ -308,16 +308,11 @@ def _known_escapes(text: str) -> str:
     """The text with every unknown escape in a literal (``"\\%"``: gcc warns and takes ``%``) written
     without its backslash, for pycparser, which refuses it; the length is kept (``"%%"``, ``'%' ``)
     so that the columns of what follows are the preprocessed text's, where hooks are placed."""
-    def escape(match: re.Match) -> str:
-        return match.group(0) if match.group(1) in _TAKEN else match.group(1) * 2
-
     def literal(match: re.Match) -> str:
         text = match.group(0)
-        fixed = _ESCAPE.sub(escape, text) if "\\" in text else text
-        if text[0] == "'" and fixed != text:  # one character: '%' and a space
-            fixed = "'" + _ESCAPE.sub(lambda m: m.group(0) if m.group(1) in _TAKEN else m.group(1), text[1:])
-            fixed += " " * (len(text) - len(fixed))
-        return fixed
+        times = 2 if text[0] == '"' else 1  # a string: "%%"; a character: '%' and a space
+        fixed = _ESCAPE.sub(lambda m: m.group(0) if m.group(1) in _TAKEN else m.group(1) * times, text)
+        return fixed + " " * (len(text) - len(fixed))
 
     return _LITERAL.sub(literal, text) if "\\" in text else text
 

@@ -14,6 +14,7 @@ from perfeq.arguments import lvalue_symbol, path_root
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.walk import (
+    INCREMENTS,
     array_dims,
     callee,
     calls,
@@ -459,22 +460,14 @@ class CallSites:
         (``fscanf(f, "%d", &input)`` in a loop after the size was read into it: recorded after the
         function's top statement, it held the last key read, Rodinia b+tree); a write in another
         branch of an ``if`` (a default) does not run after it."""
-        inside = {id(n) for n in walk(stmt)}
-
         def writes(node: c_ast.Node) -> bool:
-            for n in walk(node):
-                if id(n) in inside:
-                    continue
-                if isinstance(n, c_ast.Assignment) and lvalue_path(n.lvalue) == variable:
-                    return True
-                if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") \
-                        and lvalue_path(n.expr) == variable:
-                    return True
-            return False
+            return any(lvalue_path(n.lvalue) == variable if isinstance(n, c_ast.Assignment)
+                       else n.op in (*INCREMENTS, "&") and lvalue_path(n.expr) == variable
+                       for n in find(node, c_ast.Assignment, c_ast.UnaryOp))
 
         for block in find(self.funcdef.body, c_ast.Compound):
             items = block.block_items or []
-            holder = next((i for i, item in enumerate(items) if id(stmt) in {id(n) for n in walk(item)}), None)
+            holder = next((i for i, item in enumerate(items) if any(n is stmt for n in walk(item))), None)
             if holder is not None and any(writes(item) for item in items[holder + 1:]):
                 return True
         return False

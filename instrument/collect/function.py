@@ -7,6 +7,7 @@ conds.py, calls.py, regions.py), which use the state and the helpers defined her
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from pycparser import c_ast
@@ -89,7 +90,6 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
-        self._block_prototypes: set[str] | None = None
         self.scope = Scope(unit.globals)
         self.assignments: list[d.Assignment] = []
         self.params: list[str] = []
@@ -128,13 +128,10 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     def loop(self) -> int | None:
         return self.loops[-1] if self.loops else None
 
-    @property
+    @cached_property
     def block_prototypes(self) -> set[str]:
         """The functions the body declares with a prototype of its own (``void update();`` in main)."""
-        if self._block_prototypes is None:
-            self._block_prototypes = {decl.name for decl in find(self.funcdef.body, c_ast.Decl)
-                                      if isinstance(decl.type, c_ast.FuncDecl)}
-        return self._block_prototypes
+        return {decl.name for decl in find(self.funcdef.body, c_ast.Decl) if isinstance(decl.type, c_ast.FuncDecl)}
 
     @property
     def leaf(self) -> bool:

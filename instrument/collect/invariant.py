@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from perfeq.instrument.collect.walk import find
+from perfeq.instrument.collect.walk import INCREMENTS, find
 from perfeq.instrument.opcount import CType, OpCounter
 
 # functions the compiler knows write no memory (C99 <math.h>, <stdlib.h> abs): they do not stop it
@@ -33,7 +33,6 @@ PURE = frozenset(
                  "trunc", "fmin", "fmax", "fmod", "hypot", "copysign", "erf", "erfc")
     for suffix in ("", "f", "l")
 ) | {"abs", "labs", "llabs"}
-_INCREMENTS = ("++", "--", "p++", "p--")
 
 
 def kind(typ: CType) -> str:
@@ -63,7 +62,7 @@ class LoopMemory:
                     self.assigned.add(n.name)
             elif isinstance(n, c_ast.Assignment):
                 self._written(n.lvalue)
-            elif n.op in _INCREMENTS:
+            elif n.op in INCREMENTS:
                 self._written(n.expr)
             elif n.op == "&":
                 self._escaped(n.expr)

@@ -13,13 +13,12 @@ from pycparser import c_ast
 
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.regions import OMP_ANY_BLOCK, OMP_COLLAPSE, OMP_LOOP, OMP_PARALLEL, OMP_SIMD
-from perfeq.instrument.collect.walk import find, generate, is_id, names, walk
+from perfeq.instrument.collect.walk import INCREMENTS, find, generate, is_id, names, walk
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
 _RELATIONS = ("<", "<=", ">", ">=", "!=")
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "!=": "!="}
-_INCREMENTS = ("++", "--", "p++", "p--")
 
 
 @dataclass(frozen=True)
@@ -518,7 +517,7 @@ def _assigns(node: c_ast.Node | None, var: str) -> bool:
     for n in find(node, c_ast.Assignment, c_ast.UnaryOp):
         if isinstance(n, c_ast.Assignment) and is_id(n.lvalue, var):
             return True
-        if isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "&") and is_id(n.expr, var):
+        if isinstance(n, c_ast.UnaryOp) and n.op in (*INCREMENTS, "&") and is_id(n.expr, var):
             return True
     return False
 
@@ -531,7 +530,7 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
             found.add(n.lvalue.name)
         elif isinstance(n, c_ast.Decl) and n.name:
             found.add(n.name)
-        elif isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "&") and isinstance(n.expr, c_ast.ID):
+        elif isinstance(n, c_ast.UnaryOp) and n.op in (*INCREMENTS, "&") and isinstance(n.expr, c_ast.ID):
             found.add(n.expr.name)
     return found
 
@@ -584,7 +583,7 @@ def _paired(node: c_ast.Node) -> tuple[c_ast.Node, int] | None:
     if first is None or len(parts) != 1 or other in _assigned_names(node.stmt):
         return None
     part = parts[0]
-    if isinstance(part, c_ast.UnaryOp) and part.op in _INCREMENTS and is_id(part.expr, other):
+    if isinstance(part, c_ast.UnaryOp) and part.op in INCREMENTS and is_id(part.expr, other):
         return first, 1 if "+" in part.op else -1
     if isinstance(part, c_ast.Assignment) and part.op in ("+=", "-=") and is_id(part.lvalue, other) \
             and isinstance(part.rvalue, c_ast.Constant) and part.rvalue.value.isdigit():
@@ -615,7 +614,7 @@ def _safe_to_evaluate(expr: c_ast.Node, counter: OpCounter) -> bool:
     for n in walk(expr):
         if isinstance(n, (c_ast.FuncCall, c_ast.Assignment, c_ast.ArrayRef, c_ast.StructRef, c_ast.TernaryOp)):
             return False
-        if isinstance(n, c_ast.UnaryOp) and n.op in (*_INCREMENTS, "*", "&"):
+        if isinstance(n, c_ast.UnaryOp) and n.op in (*INCREMENTS, "*", "&"):
             return False
     typ = counter.type_of(expr)
     return typ.depth == 0 and typ.struct is None

@@ -129,8 +129,14 @@ def _library_call(name: str | None, local: set[str], user_functions: set[str], f
         return False  # through a pointer
     if name in user_functions:
         return name in inlined
-    return not (name.startswith(("MPI_", "PMPI_", "omp_")) or name in ALLOCATORS or name in ARGV_CONVERTERS
-                or name in ("sscanf", "fscanf", "scanf", "setjmp", "sigsetjmp", "fork", "pthread_create"))
+    return not (_hooked(name) or name.startswith("PMPI_")
+                or name in ("fscanf", "scanf", "setjmp", "sigsetjmp", "fork", "pthread_create"))
+
+
+def _hooked(name: str) -> bool:
+    """A library call perfeq hooks or records from: MPI, the OpenMP runtime, an allocator, an
+    argument converter or sscanf."""
+    return name.startswith(("MPI_", "omp_")) or name in ALLOCATORS or name in ARGV_CONVERTERS or name == "sscanf"
 
 
 def _straight_line_callees(fd: c_ast.FuncDef, user_functions: set[str], simple: dict[str, OpCount]) -> list | None:
@@ -147,8 +153,7 @@ def _straight_line_callees(fd: c_ast.FuncDef, user_functions: set[str], simple: 
     pointers = {n.name for n in find(fd.decl.type, c_ast.Decl)}
     pointers |= {n.name for n in nodes if isinstance(n, c_ast.Decl)}
     if any(c is None or c in pointers or c == name or (c in user_functions and c not in simple)
-           or c.startswith(("MPI_", "omp_")) or c in ALLOCATORS or c in ARGV_CONVERTERS
-           or c in ("sscanf", "exit", "abort") for c in callees):
+           or _hooked(c) or c in ("exit", "abort") for c in callees):
         return None
     return callees
 

@@ -56,6 +56,10 @@ def names(node: c_ast.Node | None) -> set[str]:
     return {n.name for n in find(node, c_ast.ID)}
 
 
+# the unary operators that change their operand
+INCREMENTS = ("++", "--", "p++", "p--")
+
+
 def is_id(node: c_ast.Node, name: str) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
 

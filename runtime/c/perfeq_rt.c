@@ -430,6 +430,12 @@ static int perfeq__slots_of(const perfeq_func_t *f)
     return (f->nslots > 0 ? f->nslots : 0) + (f->leaf_slots > 0 ? f->leaf_slots : 0);
 }
 
+/* A context's value slots, the same way. */
+static int perfeq__values_of(const perfeq_func_t *f)
+{
+    return (f->nvalues > 0 ? f->nvalues : 0) + (f->leaf_values > 0 ? f->leaf_values : 0);
+}
+
 /* Whether every leaf call site's slots lie within its caller's leaf slots (the trace writer reads
  * them). */
 static int perfeq__leaves_ok(const perfeq_unit_t *unit)
@@ -445,7 +451,7 @@ static int perfeq__leaves_ok(const perfeq_unit_t *unit)
         caller = &unit->funcs[l->caller];
         callee = &unit->funcs[l->callee];
         if (l->counts < caller->nslots || l->counts + 2 + callee->nslots > perfeq__slots_of(caller)
-            || l->values < caller->nvalues || l->values + callee->nvalues > caller->nvalues + caller->leaf_values)
+            || l->values < caller->nvalues || l->values + callee->nvalues > perfeq__values_of(caller))
             return 0;
     }
     return 1;
@@ -540,7 +546,7 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
     const perfeq_func_t *f = &unit->funcs[func];
     perfeq_ctx_t *c;
     int nslots = perfeq__slots_of(f);
-    int nvalues = (f->nvalues > 0 ? f->nvalues : 0) + (f->leaf_values > 0 ? f->leaf_values : 0);
+    int nvalues = perfeq__values_of(f);
 
     if (perfeq__g.max_contexts && (unsigned long)perfeq__g.next_ctx_id >= perfeq__g.max_contexts) {
         perfeq__stop("more than %lu contexts (PERFEQ_MAX_CONTEXTS) when entering %s; deep recursion?",
@@ -1292,12 +1298,6 @@ static void perfeq__write_slots(FILE *f, long id, const perfeq_count_t *counts, 
     }
 }
 
-/* A real context (leaf NULL), or the context of leaf call site `leaf` of context `ctx`. */
-typedef struct perfeq__written {
-    perfeq_ctx_t *ctx;
-    const perfeq_leaf_t *leaf;
-} perfeq__written_t;
-
 static void perfeq__write_context(FILE *f, perfeq_ctx_t *c)
 {
     const perfeq__slab_t *s;
@@ -1325,6 +1325,18 @@ static void perfeq__write_leaf(FILE *f, const perfeq_ctx_t *c, const perfeq_leaf
                         u->funcs[l->callee].nvalues);
 }
 
+/* Whether leaf call site `l` of c's unit is one of c's function and its leaf was called there. */
+static int perfeq__leaf_called(const perfeq_ctx_t *c, const perfeq_leaf_t *l)
+{
+    return l->caller == c->func && l->callee >= 0 && c->counts[l->counts];
+}
+
+/* A real context (leaf NULL), or the context of leaf call site `leaf` of context `ctx`. */
+typedef struct perfeq__written {
+    perfeq_ctx_t *ctx;
+    const perfeq_leaf_t *leaf;
+} perfeq__written_t;
+
 /* Every context in id order (the order of first entry), the leaf functions' among them: the same
  * records a run without leaf calls writes. */
 static void perfeq__write_contexts(FILE *f)
@@ -1337,8 +1349,7 @@ static void perfeq__write_contexts(FILE *f)
         for (c = perfeq__g.ctx_first; c; c = c->next) {
             perfeq__write_context(f, c);
             for (i = 0; i < c->unit->nleaves; i++)
-                if (c->unit->leaves[i].caller == c->func && c->unit->leaves[i].callee >= 0
-                    && c->counts[c->unit->leaves[i].counts])
+                if (perfeq__leaf_called(c, &c->unit->leaves[i]))
                     perfeq__write_leaf(f, c, &c->unit->leaves[i]);
         }
         return;
@@ -1348,7 +1359,7 @@ static void perfeq__write_contexts(FILE *f)
             order[c->id].ctx = c;
         for (i = 0; i < c->unit->nleaves; i++) {
             const perfeq_leaf_t *l = &c->unit->leaves[i];
-            if (l->caller != c->func || l->callee < 0 || !c->counts[l->counts])
+            if (!perfeq__leaf_called(c, l))
                 continue;
             id = (long)c->counts[l->counts + 1] - 1;
             if (id >= 0 && id < n && !order[id].ctx) {
