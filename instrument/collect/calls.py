@@ -456,14 +456,16 @@ class CallSites:
                 self.after_top_statement(variable, hooks.param(variable, access or variable))
 
     def _written_again(self, stmt: c_ast.Node, variable: str) -> bool:
-        """Whether ``variable`` is written again after ``stmt`` in a block that holds both
-        (``fscanf(f, "%d", &input)`` in a loop after the size was read into it: recorded after the
-        function's top statement, it held the last key read, Rodinia b+tree); a write in another
-        branch of an ``if`` (a default) does not run after it."""
+        """Whether a loop after ``stmt``, in a block that holds both, writes ``variable`` again
+        (``fscanf(f, "%d", &input)`` for every key after the size was read into it: recorded after
+        the function's top statement, it held the last key read, Rodinia b+tree).  A clamp after it
+        (``if (grp < 1) grp = 1;``, the PRK) still gives the size, and a write in another branch of
+        an ``if`` (a default) does not run after it."""
         def writes(node: c_ast.Node) -> bool:
             return any(lvalue_path(n.lvalue) == variable if isinstance(n, c_ast.Assignment)
                        else n.op in (*INCREMENTS, "&") and lvalue_path(n.expr) == variable
-                       for n in find(node, c_ast.Assignment, c_ast.UnaryOp))
+                       for loop in find(node, c_ast.For, c_ast.While, c_ast.DoWhile)
+                       for n in find(loop, c_ast.Assignment, c_ast.UnaryOp))
 
         for block in find(self.funcdef.body, c_ast.Compound):
             items = block.block_items or []
