@@ -88,7 +88,7 @@ typedef struct perfeq__mpi_rec {
 struct perfeq_ctx {
     /* first, in the order of perfeq_ctx_head_t (the inline entry's part; checked below) */
     perfeq_count_t *counts;    /* read by PERFEQ_FUNC_BEGIN */
-    perfeq_ctx_t *last_hit;    /* the child entered last from this context */
+    perfeq_ctx_t *hits[PERFEQ_HITS]; /* the children entered last, one per way (PERFEQ__HIT) */
     perfeq_unit_t *unit;       /* NULL for the scratch and pseudo contexts */
     perfeq_unit_t *caller_unit; /* NULL: call site unknown */
     int func;
@@ -116,7 +116,7 @@ struct perfeq_ctx {
     _Static_assert(offsetof(struct perfeq_ctx, field) == offsetof(perfeq_ctx_head_t, field), \
                    "perfeq_ctx_head_t and struct perfeq_ctx disagree on " #field)
 PERFEQ__SAME_OFFSET(counts);
-PERFEQ__SAME_OFFSET(last_hit);
+PERFEQ__SAME_OFFSET(hits);
 PERFEQ__SAME_OFFSET(unit);
 PERFEQ__SAME_OFFSET(caller_unit);
 PERFEQ__SAME_OFFSET(func);
@@ -644,13 +644,13 @@ static perfeq_ctx_t **perfeq__hit_slot(perfeq__thread_t *t, const perfeq_ctx_t *
 }
 
 /* The child of `node` for (unit, func) called from (caller_unit, site), created at the first call.
- * Hot: every call of an instrumented function comes here.  The node's last hit is tried first, then
+ * Hot: every call of an instrumented function comes here.  The node's way (PERFEQ__HIT) is tried first, then
  * the thread's direct-mapped cache (a node whose children are called from several sites in turn,
  * e.g. f(x) + f(y), would otherwise search its children on every call), then the children. */
 static perfeq_ctx_t *perfeq__child(perfeq__thread_t *t, perfeq_ctx_t *node, perfeq_unit_t *unit, int func,
                                    perfeq_unit_t *caller_unit, int site)
 {
-    perfeq_ctx_t *c = node->last_hit, **slot;
+    perfeq_ctx_t **way = &node->hits[PERFEQ__HIT(site)], *c = *way, **slot;
 
     if (c && perfeq__same_ctx(c, unit, func, caller_unit, site))
         return c;
@@ -669,7 +669,7 @@ static perfeq_ctx_t *perfeq__child(perfeq__thread_t *t, perfeq_ctx_t *node, perf
         }
         *slot = c;
     }
-    node->last_hit = c;
+    *way = c;
     return c;
 }
 
@@ -691,12 +691,12 @@ static perfeq_ctx_t *perfeq__enter_again(perfeq__thread_t *t, perfeq_unit_t *uni
     if (call->depth != t->hot.depth || !perfeq__names(&t->hot, call, unit->funcs[func].name))
         return NULL;
     node = t->hot.stack[t->hot.depth - 1];
-    c = node->last_hit;
+    c = node->hits[PERFEQ__HIT(call->site)];
     if (!c || !perfeq__same_ctx(c, unit, func, call->unit, call->site)) {
         c = *perfeq__hit_slot(t, node, unit, func, call->unit, call->site);
         if (!c || c->node != node || !perfeq__same_ctx(c, unit, func, call->unit, call->site))
             return NULL;
-        node->last_hit = c;
+        node->hits[PERFEQ__HIT(call->site)] = c;
     }
     t->hot.ncalls--;
     if (c->alias)

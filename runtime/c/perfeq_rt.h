@@ -67,7 +67,7 @@
 extern "C" {
 #endif
 
-#define PERFEQ_ABI_VERSION 2
+#define PERFEQ_ABI_VERSION 3
 
 typedef unsigned long long perfeq_count_t;
 
@@ -114,11 +114,16 @@ typedef struct perfeq_value_stat {
 
 /* The first members of every context, the only ones instrumented code reads or writes (the rest is
  * the library's): its counter array, what the inline entry (perfeq__enter_inline) needs to enter
- * the child a context entered last again without a library call, and its value slots (recorded
- * inline by the thread that owns the context, perfeq__value_inline). */
+ * a child entered before again without a library call, and its value slots (recorded inline by the
+ * thread that owns the context, perfeq__value_inline).  The children entered last are kept one per
+ * way of PERFEQ__HIT(site), so that a loop calling a few functions in turn (XSBench's lookup
+ * loop: fast_forward_LCG, pick_mat, calculate_macro_xs) enters each inline: with one entry, the
+ * child entered last, every call of such a loop missed and went through the library. */
+#define PERFEQ_HITS 4
+#define PERFEQ__HIT(site) ((unsigned)(site) & (PERFEQ_HITS - 1))
 typedef struct perfeq_ctx_head {
     perfeq_count_t *counts;
-    struct perfeq_ctx *last_hit;        /* the child entered last from this context (or NULL) */
+    struct perfeq_ctx *hits[PERFEQ_HITS]; /* children entered last, by PERFEQ__HIT(site) (or NULL) */
     struct perfeq_unit *unit;           /* the function's unit and index (unit NULL: no function) */
     struct perfeq_unit *caller_unit;    /* the call site it was entered from (NULL, -1: unknown) */
     int func;
@@ -299,30 +304,58 @@ static __inline__ void perfeq__announce(perfeq_unit_t *unit, int site, const cha
         perfeq_call_site(unit, site, callee);
     }
 }
-/* Entering a function: when the caller's context entered this function's context last time, from
- * the call site announced now (or, with nothing announced in the caller's frame, from an unknown
- * site: a callback from a library), it is pushed here; anything else is the library's (perfeq_enter:
- * its cache of recent contexts, recursive calls, the first call).  A tiny function called millions of times (a
- * comparator, a message handler) then costs a few loads and compares on entry, not a call.  The
- * name is the unit table's own string, as in the announcement. */
+/* Nothing announced in the innermost frame names the function `name` or is a call through a pointer,
+ * so that the library takes its entry as one from an unknown site (perfeq__take_call), leaving the
+ * announcements pending: that frame announced nothing, or a call of a function without hooks (a
+ * straight-line function of another unit), which nothing consumes.  (XSBench sorts with qsort and a
+ * comparator after announcing calls of another file's straight-line LCG_random_double: every
+ * comparison entered through the library.) */
+static __inline__ int perfeq__unnamed(const perfeq_calls_t *h, const char *name)
+{
+    int i;
+    if (!name)
+        return 0;
+    for (i = h->ncalls - 1; i >= 0 && h->calls[i].depth == h->depth; i--) {
+        const char *callee = h->calls[i].callee;
+        if (!callee || callee == name || (callee[0] == name[0] && __builtin_strcmp(callee, name) == 0))
+            return 0;
+    }
+    return 1;
+}
+/* Entering a function: when the caller's context entered this function's context from the call
+ * site announced now (or, with nothing announced in the caller's frame, from an unknown site: a
+ * callback from a library) the last time it entered a child from a site of that way (PERFEQ__HIT),
+ * it is pushed here; anything else is the library's (perfeq_enter: its cache of recent contexts,
+ * recursive calls, the first call).  A tiny function called millions of times (a comparator, a
+ * message handler) then costs a few loads and compares on entry, not a call.  The name is the unit
+ * table's own string, as in the announcement. */
 static __inline__ perfeq_ctx_t *perfeq__enter_inline(perfeq_unit_t *unit, int func)
 {
     perfeq_calls_t *h = perfeq_calls_self;
     perfeq_ctx_head_t *c;
     if (h && perfeq_recording && h->depth > 0 && h->depth < h->capacity) {
-        c = (perfeq_ctx_head_t *)((perfeq_ctx_head_t *)h->stack[h->depth - 1])->last_hit;
-        if (c && c->unit == unit && c->func == func && !c->alias) {
-            const perfeq_call_note_t *call = h->ncalls > 0 ? &h->calls[h->ncalls - 1] : 0;
-            if (!call || call->depth < h->depth) { /* nothing announced in the caller's frame */
-                if (!c->caller_unit && c->site == -1)
+        const perfeq_call_note_t *call = h->ncalls > 0 ? &h->calls[h->ncalls - 1] : 0;
+        const perfeq_ctx_head_t *parent = (const perfeq_ctx_head_t *)h->stack[h->depth - 1];
+        if (!call || call->depth < h->depth) /* nothing announced in the caller's frame */
+            goto unknown;
+        if (call->depth == h->depth) {
+            if (perfeq__names(h, call, unit->funcs[func].name)) {
+                c = (perfeq_ctx_head_t *)parent->hits[PERFEQ__HIT(call->site)];
+                if (c && c->unit == unit && c->func == func && !c->alias && call->unit == c->caller_unit
+                    && call->site == c->site) {
+                    h->ncalls--;
                     goto hit;
-            } else if (call->depth == h->depth && perfeq__names(h, call, unit->funcs[func].name)
-                       && call->unit == c->caller_unit && call->site == c->site) {
-                h->ncalls--;
-                goto hit;
+                }
+            } else if (perfeq__unnamed(h, unit->funcs[func].name)) {
+                goto unknown;
             }
         }
     }
+    return perfeq_enter(unit, func);
+unknown: /* from an unknown site: a callback from a library */
+    c = (perfeq_ctx_head_t *)((perfeq_ctx_head_t *)h->stack[h->depth - 1])->hits[PERFEQ__HIT(-1)];
+    if (c && c->unit == unit && c->func == func && !c->alias && !c->caller_unit && c->site == -1)
+        goto hit;
     return perfeq_enter(unit, func);
 hit:
     h->stack[h->depth++] = (perfeq_ctx_t *)c;

@@ -1212,3 +1212,20 @@ def test_a_size_read_into_a_variable_read_into_again_later(tmp_path):
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert set(json.loads((tmp_path / "m.json").read_text())["parameters"]) == {"input"}
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", files[800]), {"input": 800})
+
+
+def test_gnu_source_and_calls_of_three_functions_in_turn(tmp_path, monkeypatch):
+    """`#define _GNU_SOURCE` before the unit's first include (Graph500's aml.c and CPU_ZERO): perfeq's
+    header, first in the instrumented file, includes no C library header that would fix the feature
+    macros before it.  The loops calling pick, scale and bucket in turn (from a parallel region on
+    two threads, and from serial code as leaf functions) give each call site its context with all
+    its calls, and qsort's comparator hangs under main."""
+    instrumented, plain = build(REAL / "gnusource.c", tmp_path, "-fopenmp")
+    same_output(instrumented, plain, 500)
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    (main,) = CallGraph.from_trace(read_trace(trace(instrumented, tmp_path / "t.trace", 500))).roots
+    calls = {(child.function, child.site): child.calls for child in main.children}
+    assert {key: n for key, n in calls.items() if key[0] != "cmp"} == {
+        (name, site): 500 for site, name in enumerate(["pick", "scale", "bucket"] * 2)}
+    assert calls[("cmp", None)] > 500
+

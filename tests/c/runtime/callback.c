@@ -2,7 +2,10 @@
  * comparator: no call announced in the caller's frame), directly from two call sites in a row,
  * through a function pointer, and through qsort from main's own frame, in turn, so that the
  * entry's fast paths (the caller's last child, announced or not) would show a confusion of the
- * contexts.  Prints the comparisons qsort made from sort(), from pair_sort() and from main().
+ * contexts.  Then qsort from main's frame again with a call of a function without hooks announced
+ * and pending (a straight-line function of another unit: nothing consumes its announcement), which
+ * the comparator's entries must pass over as the library does (an unknown site).  Prints the
+ * comparisons qsort made from sort(), from pair_sort(), from main() and from main() after the call.
  * Usage: callback N
  */
 #include <stdio.h>
@@ -19,6 +22,12 @@ static int cmp(const void *a, const void *b)
     double x = *(const double *)a, y = *(const double *)b;
     PERFEQ_BLOCK(0); ncmp++;
     return x < y ? -1 : x > y;
+}
+
+/* no hooks, as a straight-line function of another unit has none */
+static double hookless(const double *v)
+{
+    return v[0] + 1.0;
 }
 
 static void sort(double *v, int n)
@@ -38,7 +47,7 @@ int main(int argc, char **argv)
     PERFEQ_FUNC_BEGIN(perfeq__unit, 0)
     int (*through)(const void *, const void *) = cmp;
     int n = argc > 1 ? atoi(argv[1]) : 100, i, s = 0;
-    long sorted, paired, direct = 0, before;
+    long sorted, paired, direct = 0, stale = 0, before;
     double *v = malloc((size_t)n * sizeof *v), pair[2];
     PERFEQ_BLOCK(0);
     for (i = 0; i < n; i++)
@@ -56,9 +65,13 @@ int main(int argc, char **argv)
         before = ncmp;
         qsort(pair, 2, sizeof *pair, cmp); /* from main's own frame, right after its site 3 */
         direct += ncmp - before;
+        pair[0] = PERFEQ_CALLED(perfeq__unit, 6, "hookless", hookless(pair));
+        before = ncmp;
+        qsort(pair, 2, sizeof *pair, cmp); /* the announcement of hookless() pending */
+        stale += ncmp - before;
     }
-    paired = ncmp - direct - 3 * (n - 1);
-    printf("%ld %ld %ld %d\n", sorted, paired, direct, s);
+    paired = ncmp - direct - stale - 3 * (n - 1);
+    printf("%ld %ld %ld %ld %d\n", sorted, paired, direct, stale, s);
     free(v);
     return 0;
 }
