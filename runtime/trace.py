@@ -192,6 +192,16 @@ class RankTrace:
     def stopped(self) -> bool:
         return bool(self.footer and self.footer.get("stopped"))
 
+    @property
+    def threads(self) -> int:
+        """The OpenMP threads the rank ran on: the largest team of its parallel constructs (footer
+        ``team``), else ``omp_get_max_threads()`` at its start (header ``nthreads``), else 1."""
+        team = self.footer.get("team") if self.footer else None
+        if type(team) is int and team > 0:
+            return team
+        threads = self.header.get("nthreads")
+        return threads if type(threads) is int and threads > 0 else 1
+
     def function(self, context: Context) -> FunctionInfo:
         return self.units[context.unit].functions[context.func]
 

@@ -285,8 +285,7 @@ def count_rank(rank: RankTrace, notes: list[str], where: str = "trace",
     are reported in ``notes``."""
     counts = RunCounts()
     costs = {}
-    threads = rank.header.get("nthreads")
-    threads = threads if type(threads) is int and threads > 0 else 1
+    threads = rank.threads
     for uid, unit in rank.units.items():
         costs[uid] = provider(unit)
         if costs[uid] is None:

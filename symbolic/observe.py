@@ -94,7 +94,7 @@ def from_trace(path: str | Path) -> RunObservation:
     threads = 1
     for index, rank_no in enumerate(sorted(trace.ranks)):
         rank = trace.ranks[rank_no]
-        threads = max(threads, int(rank.header.get("nthreads") or 1))
+        threads = max(threads, rank.threads)
         for name, value in rank.params.items():
             rank_params.setdefault(name, [None] * len(trace.ranks))[index] = value
             if value is not None:

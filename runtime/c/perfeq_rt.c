@@ -181,6 +181,7 @@ static struct {
     perfeq__param_t *params;
     perfeq__mpi_rec_t *mpi_orphans;  /* MPI calls made outside every context */
     perfeq_ctx_t *volatile region_base;
+    int team;                        /* the largest OpenMP team seen in a parallel construct */
     unsigned long long errors, dropped, records;
 } perfeq__g = {.nranks = 1, .rank_source = "default"};
 
@@ -788,6 +789,19 @@ perfeq_count_t *perfeq_counts(perfeq_ctx_t *ctx)
     return ctx ? ctx->counts : perfeq__scratch.counts;
 }
 
+/* The team of the parallel construct this thread runs in: the trace's thread count is the largest
+ * (a num_threads(k) clause or omp_set_num_threads() makes it differ from omp_get_max_threads() at
+ * the start: Benchmarks Game spectralnorm's num_threads(GetThreadCount()) from the affinity mask).
+ * Every member of a team larger than any before takes its context's slab here at least once. */
+static void perfeq__saw_team(void)
+{
+#ifdef _OPENMP
+    int team = omp_get_num_threads(), seen = perfeq__g.team;
+    while (team > seen && !__sync_bool_compare_and_swap(&perfeq__g.team, seen, team))
+        seen = perfeq__g.team;
+#endif
+}
+
 perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
 {
     perfeq__thread_t *t;
@@ -827,6 +841,7 @@ perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
         perfeq__unlock();
         counts = s->counts;
     }
+    perfeq__saw_team();
     t->mt_ctx = ctx;
     t->mt_counts = counts;
     return counts;
@@ -1410,9 +1425,9 @@ static void perfeq__write_body(FILE *f)
     }
     fputc('}', f);
     perfeq__end_record(f);
-    fprintf(f, "{\"record\":\"footer\",\"records\":%llu,\"units\":%d,\"contexts\":%ld,\"threads\":%d,"
+    fprintf(f, "{\"record\":\"footer\",\"records\":%llu,\"units\":%d,\"contexts\":%ld,\"threads\":%d,\"team\":%d,"
                "\"errors\":%llu,\"dropped\":%llu,\"stopped\":%s,\"stop_reason\":",
-            perfeq__g.records, perfeq__g.nunits, perfeq__g.next_ctx_id, perfeq__g.nthreads,
+            perfeq__g.records, perfeq__g.nunits, perfeq__g.next_ctx_id, perfeq__g.nthreads, perfeq__g.team,
             perfeq__g.errors, perfeq__g.dropped, perfeq__g.stop_reason[0] ? "true" : "false");
     perfeq__put_string(f, perfeq__g.stop_reason[0] ? perfeq__g.stop_reason : NULL);
     fputs(",\"ended\":", f);

@@ -1229,3 +1229,17 @@ def test_gnu_source_and_calls_of_three_functions_in_turn(tmp_path, monkeypatch):
         (name, site): 500 for site, name in enumerate(["pick", "scale", "bucket"] * 2)}
     assert calls[("cmp", None)] > 500
 
+
+def test_the_thread_count_is_the_team_of_a_num_threads_clause(tmp_path, monkeypatch):
+    """`#pragma omp parallel num_threads(t)` with OMP_NUM_THREADS=1: the trace's thread count is
+    the team's (the footer's `team`), so the runs at t = 1, 2 are told apart, the per-thread loop is
+    n / T, and the model is exact on its runs and at 8x on two threads."""
+    instrumented, plain = build(REAL / "numthreads.c", tmp_path, "-fopenmp")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    same_output(instrumented, plain, 64, 2)
+    small = [trace(instrumented, tmp_path / f"{n}-{t}.trace", n, t) for n in (100, 200) for t in (1, 2)]
+    assert [read_trace(path).ranks[0].threads for path in small] == [1, 2, 1, 2]
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800, 2), {"N": 800})
+
