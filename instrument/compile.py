@@ -17,6 +17,7 @@ from pathlib import Path
 
 from perfeq.errors import BuildError, UsageError
 from perfeq.instrument.instrumenter import Instrumented, instrument_file, parse_file
+from perfeq.instrument.preprocess import preprocessor_flags
 from perfeq.runtime.build import RUNTIME_DIR, build_runtime
 
 _NO_LINK = ("-c", "-E", "-S", "-M", "-MM")
@@ -75,7 +76,7 @@ def compile_instrumented(
     program = frozenset().union(*(p.defined_functions() for p in parsed.values()))
     for index in line.sources:
         source = Path(line.args[index])
-        stem = _copy_stem(source, build_dir)
+        stem = _copy_stem(source, build_dir, line.flags)
         while stem in seen:
             stem = f"{stem}_{len(seen)}"
         seen.add(stem)
@@ -108,20 +109,28 @@ def compile_instrumented(
     return 0
 
 
-def _copy_stem(source: Path, build_dir: Path) -> str:
+def _copy_stem(source: Path, build_dir: Path, flags: list[str]) -> str:
     """The name of ``source``'s instrumented copy and descriptor file in the build folder: its own
-    stem, unless a file of the same name in another folder is there already (``a/util.c`` and
-    ``b/util.c`` compiled one at a time, as make does: the second overwrote the first's descriptors
-    and its unit was read with them, silently), then the stem and a digest of its path."""
+    stem, unless the folder holds one of that name from another build: of a file of the same name
+    in another folder (``a/util.c`` and ``b/util.c`` compiled one at a time, as make does: the
+    second overwrote the first's descriptors and its unit was read with them, silently), or of this
+    file with other preprocessor flags (``-DN=32`` then ``-DN=64``, one build per size: every trace
+    read the last build's descriptors).  Then the stem and a digest of the path and those flags."""
     stem = source.stem
+    preprocess = preprocessor_flags(flags)
     existing = build_dir / f"{stem}.perfeq.json"
     if existing.is_file():
         try:
-            recorded = json.loads(existing.read_text(encoding="utf-8")).get("source")
+            recorded = json.loads(existing.read_text(encoding="utf-8"))
+            path, built = recorded.get("source"), recorded.get("preprocess")
         except (OSError, ValueError, AttributeError):
-            recorded = None
-        if recorded and Path(recorded).resolve() != source.resolve():
+            path = built = None
+        same_path = not path or Path(path).resolve() == source.resolve()
+        if not same_path:
             return f"{stem}-{hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:8]}"
+        if built is not None and built != preprocess:
+            key = "\0".join([str(source.resolve()), *preprocess])
+            return f"{stem}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
     return stem
 
 
@@ -153,7 +162,6 @@ def _runtime_flags(flags: list[str]) -> list[str]:
 
 
 def _compiler_has_mpi(compiler: list[str], flags: list[str]) -> bool:
-    from perfeq.instrument.preprocess import preprocessor_flags
 
     probe = subprocess.run([*compiler, *preprocessor_flags(flags), "-E", "-x", "c", "-"], input="#include <mpi.h>\n",
                            capture_output=True, text=True, check=False)

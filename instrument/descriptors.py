@@ -263,6 +263,9 @@ class UnitDescriptors:
     function_macros: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {"params", "body"}
     enumerators: dict[str, int] = field(default_factory=dict)  # enumeration constants the code names
     warnings: list[str] = field(default_factory=list)
+    # the compile line's flags that change what the preprocessor gives (-D, -U, -I, -include, -std=,
+    # -fopenmp): two builds of one source that differ in them are two units (perfeq cc names them apart)
+    preprocess: list[str] = field(default_factory=list)
 
     def to_json(self) -> str:
         data = {"format": FORMAT, "version": VERSION, **asdict(self)}

@@ -14,7 +14,7 @@ from perfeq.files import write_atomic
 from perfeq.instrument import insert
 from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
-from perfeq.instrument.preprocess import Preprocessed, parse, preprocess, read_source
+from perfeq.instrument.preprocess import Preprocessed, parse, preprocess, preprocessor_flags, read_source
 from perfeq.instrument.source import SourceError, SourceText
 from perfeq.toolchain import find_program
 
@@ -80,6 +80,7 @@ def instrument_file(
         raise InstrumentError(str(exc)) from None
     unit.digest = hashlib.sha256(text.encode()).hexdigest()
     unit.instrumented = str(output)
+    unit.preprocess = preprocessor_flags(list(flags or []))
     _name_params(unit, params or {}, display)
     descriptors_path = descriptors_path_for(output).resolve()
     copies = {marker: _copy_path(output, index, inc.path) for index, (marker, inc) in enumerate(included.items())}

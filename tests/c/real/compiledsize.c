@@ -1,0 +1,22 @@
+/* One source built once per compiled-in size, every build in the same folder (PolyBench's -DN=...,
+ * as the README's "build once per size" invites): each build wrote perfeq-build/compiledsize.perfeq.json,
+ * so the traces of the earlier builds read the descriptors (macros) of the last one; the digest is
+ * of the source text, the same in all, and nothing noticed: N was no parameter, the loop a constant
+ * of 32 trips, the model -50 % off its second run.
+ * Usage: compiledsize (built with -DN=...) */
+#include <stdio.h>
+#ifndef N
+#define N 16
+#endif
+double a[N];
+
+int main(void)
+{
+    double s = 0;
+    for (int i = 0; i < N; i++) {
+        a[i] = i;
+        s += a[i] * 0.5;
+    }
+    printf("%g\n", s);
+    return 0;
+}
