@@ -205,6 +205,8 @@ class CountBase:
             log = sp.log(n, 2)
             forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
                       n / log, n / (P * log)]
+            if self.procs_vary:  # a master and P - 1 workers (LLNL's mpi_mm: rows = n / (P - 1) each)
+                forms += [sp.floor(n / (P - 1)), n / (P - 1), n**2 / (P - 1)]
         for n in self.exponent_symbols:  # a size given by its logarithm (NPB MG's lt, HPGMG's log2 box)
             forms += [2**n, 2**n / P, 4**n, 4**n / P, 8**n, 8**n / P]
         for cell in self._cell_forms:  # what a cell holds: atoms per link cell, n / P over the cells
@@ -214,6 +216,12 @@ class CountBase:
             for n in self.fit_symbols:
                 forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
         return forms
+
+    @cached_property
+    def procs_vary(self) -> bool:
+        """Whether the runs were made on different numbers of processes, none of them on one."""
+        counts = {self.values(r, 0).get(P) for r in (self.run, *self.extra_runs)}
+        return len(counts) > 1 and all(c is not None and c > 1 for c in counts)
 
     @cached_property
     def threads_vary(self) -> bool:

@@ -209,6 +209,19 @@ def test_a_program_in_two_units_with_a_halo_only_when_p_exceeds_1(tmp_path):
     assert big["bytes"] == 4 * (3 * 400 * 8 + 3 * 8 * 2)  # the Sendrecv_replace and the allreduce
 
 
+def test_a_master_and_p_minus_1_workers(tmp_path):
+    """Each worker's rows (received from the master) are n / (P - 1): a form of the fit when the
+    runs vary P, none on one process; exact on the training runs at P = 2, 3 and at 8x."""
+    run = mpi_program(tmp_path, REAL / "workers.c")
+    small = [run(p, n, f"{n}-{p}.trace") for n in (48, 96) for p in (2, 3)]
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert any("floor(N/(P - 1))" in line for line in data["fallbacks"])
+    for p in (2, 3):
+        assert_exact(tmp_path / "m.json", run(p, 768, f"big-{p}.trace"), {"N": 768})
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
