@@ -128,6 +128,10 @@ class Resolver:
             return self._branch_value(branched)
         except _Stepped as stepped:
             return self._recurrence(name, stepped, enclosing)
+        if assignment is not None and self._passed_after(name, assignment):
+            value = self._out_argument(name)  # int myX = -1; get_position(..., &myX, &myY);
+            if value is not None:
+                return value
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
@@ -246,6 +250,14 @@ class Resolver:
             for index, function in enumerate(unit.functions):
                 if function.name == name:
                     yield unit, index, function
+
+    def _passed_after(self, name: str, assignment: Assignment) -> bool:
+        """Whether this function passes ``&name`` to a call after ``assignment`` (on a later line)
+        and before this point: the call, not the assignment (an initialiser, Ember sweep3d's
+        ``int myX = -1;``), gives the value here (:meth:`_out_argument`)."""
+        return name.isidentifier() and any(
+            c.function == self.function and assignment.line < c.line <= self.line
+            and any(a.replace(" ", "") == f"&{name}" for a in c.args) for c in self.unit.data.calls)
 
     def _out_argument(self, name: str) -> sp.Expr | None:
         """A local (not a parameter candidate) the function gives its value by passing its address to a call before this point

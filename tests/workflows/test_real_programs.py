@@ -222,6 +222,27 @@ def test_a_master_and_p_minus_1_workers(tmp_path):
         assert_exact(tmp_path / "m.json", run(p, 768, f"big-{p}.trace"), {"N": 768})
 
 
+def test_a_variable_initialised_then_set_through_its_address(tmp_path):
+    """`int myX = -1; get_position(me, pex, &myX, &myY);`: the call gives the value, not the
+    initialiser; a model of 1 x 1, 2 x 1 and 1 x 2 grids has no fallback, reproduces its runs and is
+    exact on a 2 x 2 grid at 4x the size."""
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
+                     str(REAL / "initptr.c"), "-o", str(binary)]) == 0
+
+    def run(pex: int, pey: int, n: int) -> Path:
+        path = tmp_path / f"{pex}x{pey}-{n}.trace"
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(pex * pey), str(binary),
+                         str(pex), str(pey), str(n)]) == 0
+        return path
+
+    small = [run(pex, pey, n) for n in (100, 200) for pex, pey in ((1, 1), (2, 1), (1, 2))]
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", run(2, 2, 800), {"N": 800, "pex": 2, "pey": 2})
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
