@@ -243,6 +243,19 @@ def test_a_variable_initialised_then_set_through_its_address(tmp_path):
     assert_exact(tmp_path / "m.json", run(2, 2, 800), {"N": 800, "pex": 2, "pey": 2})
 
 
+def test_a_ratio_the_runs_disagree_on_is_the_largest_runs_and_named(tmp_path):
+    """`if (i % 20 == 0)`: 4 of 64 at n = 64, 7 of 128 at n = 128.  The model keeps 7/128 (the run
+    with the most evaluations) and names the conditional, the ratios and the one kept."""
+    instrumented, plain = build(REAL / "modcond.c", tmp_path)
+    same_output(instrumented, plain, 64)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (64, 128)]
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    (note,) = [f for f in json.loads((tmp_path / "m.json").read_text())["fallbacks"] if "modcond.c:" in f]
+    assert "differs between the runs (0.0625, 0.05469)" in note and "(128), 0.05469, is kept" in note
+    model = load_model(tmp_path / "m.json")
+    assert model.counts({"N": 1024}, 1)["total"]["calls"] == pytest.approx(1024 * 7 / 128 + 2)
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
