@@ -244,10 +244,25 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
 
     def return_points(self) -> list[dict[str, Any]] | None:
         """The returns of a body whose last statement is ``return expr;`` and whose other returns are
-        statements ``if (cond) return expr;`` of the body itself (ilog2's ``if (n == 1) return 0;``):
-        each {"line", "text", "cond"} in order, cond None for the last; None for other bodies."""
-        items = self.funcdef.body.block_items or []
-        if len(items) < 2 or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
+        statements ``if (cond) return expr;`` of the body itself (ilog2's ``if (n == 1) return 0;``),
+        or whose last statement is an ``if (cond) return a; else if ... else return b;`` chain
+        (Ember halo3d-26's ``if (out of the grid) { return -1; } else { return x; }``): each
+        {"line", "text", "cond"} in order, cond None for the last; None for other bodies."""
+        items = list(self.funcdef.body.block_items or [])
+        chain: list[tuple[c_ast.Return, c_ast.Node]] = []
+        if items and isinstance(items[-1], c_ast.If) and items[-1].iffalse is not None:
+            node = items.pop()
+            while isinstance(node, c_ast.If) and node.iffalse is not None:
+                then = _single_return(node.iftrue)
+                if then is None:
+                    return None
+                chain.append((then, node.cond))
+                node = node.iffalse
+            last = _single_return(node)
+            if last is None:
+                return None
+            items.append(last)
+        if len(items) + len(chain) < 2 or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
             return None
         points = []
         for item in items[:-1]:
@@ -260,6 +275,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 return None
             points.append({"line": then.coord.line, "text": self.text_or_generated(then.expr),
                            "cond": self.text_or_generated(item.cond)})
+        points += [{"line": then.coord.line, "text": self.text_or_generated(then.expr),
+                    "cond": self.text_or_generated(cond)} for then, cond in chain]
         last = items[-1]
         points.append({"line": last.coord.line, "text": self.text_or_generated(last.expr), "cond": None})
         return points
@@ -551,3 +568,10 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
 
     def stmt_Pragma(self, node: c_ast.Pragma, depth: int, pragmas: list) -> int | None:
         return None
+
+
+def _single_return(node: c_ast.Node) -> c_ast.Return | None:
+    """``return expr;``, alone or the only statement of a ``{ }``; None otherwise."""
+    if isinstance(node, c_ast.Compound) and len(node.block_items or []) == 1:
+        node = node.block_items[0]
+    return node if isinstance(node, c_ast.Return) and node.expr is not None else None

@@ -256,6 +256,28 @@ def test_a_ratio_the_runs_disagree_on_is_the_largest_runs_and_named(tmp_path):
     assert model.counts({"N": 1024}, 1)["total"]["calls"] == pytest.approx(1024 * 7 / 128 + 2)
 
 
+def test_a_value_returned_by_an_if_else_whose_branches_both_return(tmp_path):
+    """`int to_rank(x, px) { if (x < 0 || x >= px) { return -1; } else { return x; } }` and
+    `if (up > -1)`: the test is symbolic in the rank and px; a model of rows and columns of one and
+    two processes has no fallback and is exact on 2 x 2 and 3 x 1 grids at 4x the size."""
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
+                     str(REAL / "retval.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, px: int, n: int) -> Path:
+        path = tmp_path / f"{procs}-{px}-{n}.trace"
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary),
+                         str(px), str(n)]) == 0
+        return path
+
+    small = [run(procs, px, n) for n in (100, 200) for procs, px in ((1, 1), (2, 2), (2, 1))]
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    for procs, px in ((4, 2), (3, 3)):
+        assert_exact(tmp_path / "m.json", run(procs, px, 800), {"N": 800, "px": px})
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
