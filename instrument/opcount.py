@@ -24,6 +24,10 @@ from dataclasses import dataclass, fields
 
 from pycparser import c_ast
 
+# compiler builtins that stand for a C library call (the others are instructions)
+_LIBRARY_BUILTINS = ("__builtin_mem", "__builtin_str", "__builtin_alloca", "__builtin_printf", "__builtin_puts",
+                     "__builtin_malloc", "__builtin_calloc", "__builtin_free", "__builtin_va_", "__builtin_abort",
+                     "__builtin_exit", "__builtin_trap", "__builtin_unreachable")
 OP_KINDS = ("flops", "iops", "cmp", "loads", "stores", "calls", "chain", "addr", "div", "math")
 _SUBSETS = ("chain", "addr", "div", "math")
 # calls of the C library's transcendental functions (real and complex, double, float and long
@@ -373,7 +377,9 @@ class OpCounter:
         call = OpCount(calls=1)
         if isinstance(node.name, c_ast.ID):
             typ = self.scope.lookup(node.name.name) or INT
-            if node.name.name in _TRANSCENDENTAL:
+            if node.name.name.startswith("__builtin_") and not node.name.name.startswith(_LIBRARY_BUILTINS):
+                call = OpCount(iops=1)  # an intrinsic: an instruction, no call (__builtin_ia32_cmplepd)
+            elif node.name.name in _TRANSCENDENTAL:
                 call = OpCount(calls=1, math=1)
             elif node.name.name in _ROOTS:
                 call = OpCount(calls=1, div=1)

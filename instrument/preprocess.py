@@ -46,6 +46,7 @@ NEUTRAL_DEFINES = (
     "__int128=long",
     "__builtin_va_arg(v,t)=(*(t*)0)",
     "__builtin_offsetof(t,m)=((unsigned long)&((t*)0)->m)",
+    "__builtin_expect(x,c)=(x)",  # a hint, no call: likely(j < n) is the loop condition j < n
     "__PERFEQ_ANALYSIS__=1",
 )
 PRELUDE = "typedef char *__builtin_va_list;\n"

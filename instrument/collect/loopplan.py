@@ -212,7 +212,7 @@ class LoopPlanning:
         """Iteration variable, initial value, relational operator, bound, stride and names used."""
         var = init_value = op = bound = stride = None
         depends: set[str] = set()
-        cond = node.cond
+        cond = loop_test(node)
         if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
             other = None
             if isinstance(cond.left, c_ast.ID):
@@ -405,7 +405,7 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     if var and _assigns(node.stmt, var) and not form.stepped_in_body:
         flags.append("var-modified")
         warnings.append(f"loop variable '{var}' is modified in the loop body; its trip count will be fitted")
-    if var is None or form.bound is None or _data_dependent(node.cond):
+    if var is None or form.bound is None or _data_dependent(loop_test(node)):
         flags.append("data-dependent")
         if kind != "for" or var is None:
             warnings.append(f"data-dependent {kind} loop: its trip count will be fitted to the problem size")
@@ -571,7 +571,7 @@ def _assigned_value(expr: c_ast.Node, var: str) -> c_ast.Node | None:
 def _paired(node: c_ast.Node) -> tuple[c_ast.Node, int] | None:
     """``for (i = 0, j = n - 1; i < j; i++, j--)``: the bound is a variable the step moves by a
     constant too (and the body leaves alone): its first value and its stride; else None."""
-    cond = getattr(node, "cond", None)
+    cond = loop_test(node)
     step = getattr(node, "next", None)
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS and isinstance(cond.left, c_ast.ID)
             and isinstance(cond.right, c_ast.ID) and cond.right.name != cond.left.name
@@ -600,7 +600,7 @@ def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
 
 def _condition_bound(node: c_ast.Node) -> c_ast.Node | None:
     """The other side of a condition ``var op bound`` (either way round)."""
-    cond = getattr(node, "cond", None)
+    cond = loop_test(node)
     if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
         if isinstance(cond.left, c_ast.ID):
             return cond.right
@@ -627,3 +627,14 @@ def _squash(text: str) -> str:
 def _has_macro_free_mismatch(text: str, generated: str) -> bool:
     """True when the texts differ for a reason other than macro expansion (a wrong extent)."""
     return not re.search(r"\b[A-Z_][A-Z0-9_]*\b", text)
+
+
+def loop_test(node: c_ast.Node) -> c_ast.Node | None:
+    """A loop's condition as it tests: without ``!!`` (``likely(j < n)`` is ``__builtin_expect(!!(j <
+    n), 1)``, and the analysis reads ``__builtin_expect(x, c)`` as ``(x)``: Benchmarks Game
+    spectralnorm's ``for (j = 2 * j; __builtin_expect(j < n, 0); j++)``)."""
+    cond = getattr(node, "cond", None)
+    while isinstance(cond, c_ast.UnaryOp) and cond.op == "!" and isinstance(cond.expr, c_ast.UnaryOp) \
+            and cond.expr.op == "!":
+        cond = cond.expr.expr
+    return cond

@@ -278,6 +278,21 @@ def test_a_value_returned_by_an_if_else_whose_branches_both_return(tmp_path):
         assert_exact(tmp_path / "m.json", run(procs, px, 800), {"N": 800, "px": px})
 
 
+def test_loop_conditions_in_likely_and_intrinsics(tmp_path, capsys):
+    """`for (j = 0; likely(j < i); j++)` and `__builtin_expect(i < n, 1)` are counted loops (no
+    warning, no fallback), `__builtin_popcount` is an operation and no call: the model is exact at
+    8x, and the run counts two calls: main's entry and its printf."""
+    instrumented, plain = build(REAL / "builtins.c", tmp_path)
+    assert "data-dependent" not in capsys.readouterr().err
+    same_output(instrumented, plain, 64)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["fallbacks"] == []
+    big = trace(instrumented, tmp_path / "big.trace", 1600)
+    assert_exact(tmp_path / "m.json", big, {"n": 1600})
+    assert measured_counts(from_trace(big))["total"]["calls"] == 2
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
