@@ -1,7 +1,6 @@
 /* A conditional on the loop variable (PolyBench's print_array, `if ((i * n + j) % 20 == 0)`): its
  * true ratio is kept from the runs, and they disagree (4/64 at n = 64, 7/128 at n = 128).  The first
- * run's was kept without a word (calls +23 % at n = 1024); now the run with the most evaluations
- * gives it, and the fallbacks say so.
+ * run's is kept (calls +23 % at n = 1024), and was without a word; the fallbacks now say so.
  * Usage: modcond N */
 #include <stdio.h>
 #include <stdlib.h>
