@@ -13,7 +13,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
-from perfeq.symbolic.resolve import LOOP_SYMBOLS, UnitView, condition_resolver
+from perfeq.symbolic.resolve import UnitView, condition_resolver
 
 
 class Branches(CountBase):
@@ -28,9 +28,6 @@ class Branches(CountBase):
         try:
             resolver = condition_resolver(unit, cond, block.loop, self.param_symbols)
             condition = to_condition(cond.text, resolver)
-            loop_vars = condition.free_symbols & LOOP_SYMBOLS
-            if loop_vars:
-                raise Unresolved("depends on loop variables")
             self._ratio[key] = sp.Piecewise((1, condition), (0, True))
             self._cache.clear()
             if self._check(ctx, unit, block.id, self.total(ctx, unit, block.id)):

@@ -39,9 +39,29 @@ def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None
         return None
     (first, cond), rest = folded.args[0], folded.args[1:]
     other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
+    return _split_on(first, cond, other, limits, depth, sign)
+
+
+def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
+    """The sum of ``cond ? first : other`` over ``limits``."""
+    var, lo, hi = limits
     if var not in cond.free_symbols:
         parts = [_sum_or_split(e, limits, depth, sign) for e in (first, other)]
         return None if None in parts else sp.Piecewise((parts[0], cond), (parts[1], True))
+    if isinstance(cond, sp.Or):  # x || y ? b : c is x ? b : (y ? b : c)
+        x, y = cond.args[0], sp.Or(*cond.args[1:])
+        return _split_on(first, x, sp.Piecewise((first, y), (other, True)), limits, depth + 1, sign)
+    interval = _interval(cond, var, sign)
+    if interval is not None:  # i == 0, i == n - 1, lo <= i && i < hi: [a, b], the rest on either side
+        a, b = interval
+        cut_lo, cut_hi = _clamp(a - 1, lo - 1, hi), _clamp(b, lo - 1, hi)
+        pieces = ((other, lo, cut_lo), (first, cut_lo + 1, sp.Max(cut_hi, cut_lo)),
+                  (other, sp.Max(cut_hi, cut_lo) + 1, hi))
+        parts = [_sum_or_split(e, (var, p, q), depth, sign) for e, p, q in pieces]
+        return None if None in parts else sp.Add(*parts)
+    counted = _residues(cond, var, first, other, limits)
+    if counted is not None:
+        return counted
     half = _half_line(cond, var, sign)
     if half is None:
         return None
@@ -110,6 +130,43 @@ def _half_line(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[str, sp.Expr] | No
     x = -(diff - slope * var) / slope  # var OP x
     return {"<": ("upper", sp.ceiling(x) - 1), "<=": ("upper", sp.floor(x)),
             ">": ("lower", sp.floor(x) + 1), ">=": ("lower", sp.ceiling(x))}[op]
+
+
+def _interval(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[sp.Expr, sp.Expr] | None:
+    """The integers ``var`` where ``cond`` holds as [a, b]: ``var == e`` (``var + c == e`` ...), or
+    two inequalities bounding it from both sides; None otherwise."""
+    if isinstance(cond, sp.Eq):
+        diff = sp.expand(cond.lhs - cond.rhs)
+        slope = diff.coeff(var)
+        if slope not in (1, -1) or sp.expand(diff - slope * var).has(var):
+            return None
+        point = -(diff - slope * var) / slope
+        return (point, point) if point.is_integer is not False else None
+    if isinstance(cond, sp.And) and len(cond.args) == 2:
+        halves = [_half_line(c, var, sign) for c in cond.args]
+        if None in halves or {h[0] for h in halves} != {"upper", "lower"}:
+            return None
+        edges = dict(halves)
+        return edges["lower"], edges["upper"]
+    return None
+
+
+def _residues(cond: sp.Basic, var: sp.Symbol, first: sp.Expr, other: sp.Expr, limits: tuple) -> sp.Expr | None:
+    """``var % m == r`` (or ``!=``) with a constant m > 0 and constant pieces: how many of the
+    integers in the range have that residue, times ``first``, the rest times ``other``."""
+    if not isinstance(cond, (sp.Eq, sp.Ne)) or first.has(var) or other.has(var):
+        return None
+    mod, r = (cond.lhs, cond.rhs) if isinstance(cond.lhs, sp.Mod) else (cond.rhs, cond.lhs)
+    if not isinstance(mod, sp.Mod) or mod.args[0] != var or not mod.args[1].is_Integer or mod.args[1] <= 0 \
+            or not r.is_Integer or not 0 <= r < mod.args[1]:
+        return None
+    _, lo, hi = limits
+    m = mod.args[1]
+    size = sp.Max(hi - lo + 1, 0)
+    hits = sp.Max(sp.floor((hi - r) / m) - sp.floor((lo - 1 - r) / m), 0)
+    if isinstance(cond, sp.Ne):
+        hits = size - hits
+    return first * hits + other * (size - hits)
 
 
 def _clamp(value: sp.Expr, low: sp.Expr, high: sp.Expr) -> sp.Expr:

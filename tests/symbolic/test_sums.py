@@ -3,6 +3,7 @@ brute-force sums over the integers."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,5 +48,20 @@ def test_a_condition_on_something_else_than_the_variable_stays_a_piecewise():
     assert total.subs(N, 20) == sum(range(20)) and total.subs(N, 5) == 5
 
 
-def test_a_condition_that_is_not_a_half_line_is_left_to_the_caller():
-    assert closed_sum(sp.Piecewise((1, sp.Eq(sp.Mod(T, 3), 0)), (0, True)), (T, 0, N - 1)) is None
+def test_a_condition_it_cannot_cut_the_range_by_is_left_to_the_caller():
+    assert closed_sum(sp.Piecewise((1, T**2 < N), (0, True)), (T, 0, N - 1)) is None
+    assert closed_sum(sp.Piecewise((T, sp.Eq(sp.Mod(T, 3), 0)), (0, True)), (T, 0, N - 1)) is None
+
+
+@pytest.mark.parametrize("cond, test", [
+    (sp.Eq(T, 0) | sp.Eq(T, N - 1), lambda t, n: t == 0 or t == n - 1),  # a boundary: if (i == 0 || i == n - 1)
+    (sp.Eq(sp.Mod(T, 4), 0), lambda t, n: t % 4 == 0),  # PolyBench's print_array: if (i % 20 == 0)
+    (sp.Ne(sp.Mod(T, 3), 1), lambda t, n: t % 3 != 1),
+    ((T >= 2) & (T < N - 2), lambda t, n: 2 <= t < n - 2),  # an interior
+    (sp.Eq(T, N // 2), lambda t, n: t == n // 2),
+])
+def test_points_intervals_and_residues_of_the_loop_variable(cond, test):
+    """Conditions on the loop variable the counts of if statements need, exact at every size."""
+    total = closed_sum(sp.Piecewise((2, cond), (1, True)), (T, 0, N - 1))
+    for n in (1, 2, 3, 4, 7, 10, 101):
+        assert total.subs(N, n) == sum(2 if test(t, n) else 1 for t in range(n)), n

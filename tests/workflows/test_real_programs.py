@@ -243,16 +243,18 @@ def test_a_variable_initialised_then_set_through_its_address(tmp_path):
     assert_exact(tmp_path / "m.json", run(2, 2, 800), {"N": 800, "pex": 2, "pey": 2})
 
 
-def test_a_ratio_the_runs_disagree_on_is_named(tmp_path):
-    """`if (i % 20 == 0)`: 4 of 64 at n = 64, 7 of 128 at n = 128.  The model keeps the first run's
-    ratio, as before, and now names the conditional, the ratios and the one kept in its fallbacks
-    (it kept it without a word)."""
+def test_conditions_on_the_loop_variable_are_counted(tmp_path):
+    """`if (i % 20 == 0)`, `if (i == 0 || i == n - 1)`, `if (i >= 2 && i < n - 2)`: points, residues
+    and intervals of the loop variable are counted symbolically (they kept the first run's true ratio:
+    4 of 64 at n = 64, 7 of 128 at n = 128 for the residue, calls +23 % at n = 1024); no fallback,
+    exact on the runs and at 8x.  A ratio the runs disagree on is named in the fallbacks (data)."""
     instrumented, plain = build(REAL / "modcond.c", tmp_path)
     same_output(instrumented, plain, 64)
     small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (64, 128)]
     assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
-    (note,) = [f for f in json.loads((tmp_path / "m.json").read_text())["fallbacks"] if "modcond.c:" in f]
-    assert "differs between the runs (0.0625, 0.05469); the first run's, 0.0625, is kept" in note
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 1024), {"N": 1024})
 
 
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
@@ -1130,8 +1132,9 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
     small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (100, 200)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
-    # find's early return (data), and cmp's calls from qsort (a library callback: fitted)
-    assert sorted(f.split(": ")[0] for f in fallbacks) == [f"{REAL / 'leaves.c'}:{line}" for line in (21, 29)]
+    # find's early return and nearest's minimum (data: their ratios differ between the runs), and
+    # cmp's calls from qsort (a library callback: fitted)
+    assert sorted(f.split(": ")[0] for f in fallbacks) == [f"{REAL / 'leaves.c'}:{line}" for line in (21, 22, 29, 49)]
 
 
 def test_spin_wait_loops_count_no_operations(tmp_path, monkeypatch):
