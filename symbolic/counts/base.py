@@ -185,12 +185,21 @@ class CountBase:
         """This context in the main run and in every extra run (matched by call path)."""
         found = [(self.run, ctx)]
         path = ctx.path()
-        for run in self.extra_runs:
-            for node in run.contexts():
-                if node.path() == path:
-                    found.append((run, node))
-                    break
+        for run, by_path in zip(self.extra_runs, self._contexts_by_path, strict=True):
+            if path in by_path:
+                found.append((run, by_path[path]))
         return found
+
+    @cached_property
+    def _contexts_by_path(self) -> list[dict[tuple, ContextObservation]]:
+        """Each extra run's contexts by call path (the first in its order, where two share one)."""
+        index = []
+        for run in self.extra_runs:
+            by_path: dict[tuple, ContextObservation] = {}
+            for node in run.contexts():
+                by_path.setdefault(node.path(), node)
+            index.append(by_path)
+        return index
 
     @cached_property
     def fit_symbols(self) -> list[sp.Symbol]:
