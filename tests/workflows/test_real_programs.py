@@ -1132,9 +1132,9 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
     small = [trace(instrumented, tmp_path / f"{m}.trace", m) for m in (100, 200)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
-    # find's early return and nearest's minimum (data: their ratios differ between the runs), and
-    # cmp's calls from qsort (a library callback: fitted)
-    assert sorted(f.split(": ")[0] for f in fallbacks) == [f"{REAL / 'leaves.c'}:{line}" for line in (21, 22, 29, 49)]
+    # find's early return (data: its ratio halves from one run to the other; nearest's minimum
+    # differs by sampling only, no news), and cmp's calls from qsort (a library callback: fitted)
+    assert sorted(f.split(": ")[0] for f in fallbacks) == [f"{REAL / 'leaves.c'}:{line}" for line in (21, 22, 29)]
 
 
 def test_spin_wait_loops_count_no_operations(tmp_path, monkeypatch):
