@@ -34,6 +34,9 @@ class ContextObservation:
     mpi: dict[int, dict[int, list]] = field(default_factory=dict)  # rank -> comm site -> MPI records
     values: dict[int, dict[int, Any]] = field(default_factory=dict)  # rank -> value slot -> ValueStat
     unsited: dict[int, list] = field(default_factory=dict)  # rank -> MPI records of calls at no known site
+    # the unit's source and text digest: what tells it in another run (builds of one file with other
+    # -D sizes have descriptor files of their own, NAME-<digest>.perfeq.json, and the same source)
+    source: str = ""
     _path: tuple | None = field(default=None, repr=False, compare=False)  # path(), once the tree is built
 
     def counter(self, rank: int, slot: int | None) -> int:
@@ -53,7 +56,7 @@ class ContextObservation:
         model spent 30 % of its time building these paths again)."""
         if self._path is None:
             parent = self.parent.path() if self.parent is not None else ()
-            self._path = (*parent, (Path(self.unit).name, self.function, self.site))
+            self._path = (*parent, (self.source or Path(self.unit).name, self.function, self.site))
         return self._path
 
 
@@ -111,7 +114,8 @@ def from_trace(path: str | Path) -> RunObservation:
                 params.setdefault(p.variable, p.build_value())
     units = link_units(units)
     graph = CallGraph.from_trace(trace)
-    roots = [obs for obs in (_observe(node, None) for node in graph.roots) if obs is not None]
+    sources = {key: f"{Path(unit.source).name}@{unit.digest[:16]}" for key, unit in units.items()}
+    roots = [obs for obs in (_observe(node, None, sources) for node in graph.roots) if obs is not None]
     mpi = any(rank.header.get("rank_source", "mpi") == "mpi" for rank in trace.ranks.values())
     run = RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
     for unit in units.values():  # named with --param and recorded by no statement of their own
@@ -161,11 +165,13 @@ def add_bound_value(run: RunObservation, variable: str) -> bool:
     return True
 
 
-def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObservation | None:
-    """The observation of a call-graph node and its subtree (None: its unit has no descriptors)."""
+def _observe(node: CallNode, parent: ContextObservation | None, sources: dict[str, str]) -> ContextObservation | None:
+    """The observation of a call-graph node and its subtree (None: its unit has no descriptors);
+    ``sources`` names each descriptor file's unit by its source and digest (ContextObservation.source)."""
     if not node.descriptors:
         return None
-    obs = ContextObservation(node.descriptors, node.func, node.site if parent else None, parent)
+    obs = ContextObservation(node.descriptors, node.func, node.site if parent else None, parent,
+                             source=sources.get(node.descriptors, ""))
     for rank, counts in node.by_rank.items():
         obs.calls[rank] = counts.calls  # every thread's invocations
         obs.counters[rank] = dict(counts.counters)
@@ -173,7 +179,7 @@ def _observe(node: CallNode, parent: ContextObservation | None) -> ContextObserv
         obs.mpi[rank] = {site: list(records) for site, records in counts.mpi.items() if site is not None}
         obs.unsited[rank] = list(counts.mpi.get(None, []))
     for child in node.children:
-        observed = _observe(child, obs)
+        observed = _observe(child, obs, sources)
         if observed is not None:
             obs.children.append(observed)
     return obs

@@ -1250,8 +1250,9 @@ def test_files_of_one_name_in_two_folders_compiled_one_at_a_time(tmp_path, monke
 def test_one_source_built_per_compiled_in_size_in_one_folder(tmp_path):
     """`perfeq cc -DN=32`, then `-DN=64`, then `-DN=256` and `-DN=32` again, all into one build folder:
     each configuration keeps its own descriptor file (the later builds overwrote the earlier ones'),
-    the rebuild of a configuration reuses its name, and the model of the two small builds' traces
-    is exact at N = 256."""
+    the rebuild of a configuration reuses its name, the builds' contexts match each other (the
+    data-dependent loop is fitted on both runs, not one), and the model of the two small builds'
+    traces is exact at N = 256."""
     build_dir, binaries = str(tmp_path / "build"), {}
     for n in (32, 64, 256, 32):
         binaries[n] = tmp_path / f"a{n}"
@@ -1260,7 +1261,9 @@ def test_one_source_built_per_compiled_in_size_in_one_folder(tmp_path):
     assert len(list((tmp_path / "build").glob("compiledsize*.perfeq.json"))) == 3
     small = [trace(binaries[n], tmp_path / f"{n}.trace") for n in (32, 64)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert [f for f in data["fallbacks"] if "compiledsize.c:24" in f and "(fitted on 2 runs" in f]
     assert_exact(tmp_path / "m.json", trace(binaries[256], tmp_path / "big.trace"), {"N": 256})
 
 
