@@ -14,6 +14,7 @@ from perfeq.arguments import lvalue_symbol, path_root
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.walk import (
+    COMMAND_LINE,
     INCREMENTS,
     array_dims,
     callee,
@@ -331,13 +332,13 @@ class CallSites:
         args = call.args.exprs if call.args else []
         if isinstance(call.name, c_ast.ID) and call.name.name.startswith("MPI_"):
             return
-        if not any(mentions_argv(a) and not isinstance(a, c_ast.UnaryOp) for a in args):
+        if not any(mentions_argv(a, self.u.command_line) and not isinstance(a, c_ast.UnaryOp) for a in args):
             return
         for arg in args:
             if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
                 name = arg.expr.name
                 typ = self.scope.lookup(name)
-                if name in ("argc", "argv") or typ is None or typ.depth != 0:
+                if name == "argc" or name in self.u.command_line or typ is None or typ.depth != 0:
                     continue
                 if typ.struct is None:
                     self.param(stmt, name, name, "argv", call)
@@ -349,7 +350,7 @@ class CallSites:
         line; each of its arithmetic fields is a parameter candidate."""
         args = call.args.exprs if call.args else []
         typ = self.scope.lookup(path) if path.isidentifier() else None
-        if typ is not None and typ.depth == 0 and typ.struct and any(mentions_argv(a) for a in args):
+        if typ is not None and typ.depth == 0 and typ.struct and any(mentions_argv(a, self.u.command_line) for a in args):
             self.struct_params(stmt, call, typ.struct, path, text)
 
     def struct_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, struct: str, path: str, text: str) -> None:
@@ -360,7 +361,7 @@ class CallSites:
                    lvalue: tuple[str, str] | None) -> None:
         """``n = atoi(argv[1])``, ``cmd.nx = strtol(optarg, NULL, 10)``, ``sscanf(argv[2], "%d", &in.n)``."""
         args = call.args.exprs if call.args else []
-        if not args or not mentions_argv(args[0]):
+        if not args or not mentions_argv(args[0], self.u.command_line):
             return
         if name == "sscanf":
             elements = self._size_elements(args[2:]) if self.loop is None else []  # not a[i] of a read loop
@@ -376,7 +377,7 @@ class CallSites:
         (or a line of one) are candidates too; those no count depends on are not promoted."""
         args = call.args.exprs if call.args else []
         first = SCANNERS[name]
-        if name == "sscanf" and args and mentions_argv(args[0]):
+        if name == "sscanf" and args and mentions_argv(args[0], self.u.command_line):
             return  # argv_param's
         for path, text in _addressed(args[first:]):
             typ = self.scope.lookup(path) if path.isidentifier() else None
@@ -415,7 +416,7 @@ class CallSites:
         """``set_warmup(atoi(optarg))`` of a straight-line setter (``options.skip = value;``), which
         has no hooks of its own: the globals it sets from that argument, recorded after the call."""
         args = call.args.exprs if call.args else []
-        positions = {p for p in self.u.setters.get(name, set()) if p < len(args) and _argv_number(args[p])}
+        positions = {p for p in self.u.setters.get(name, set()) if p < len(args) and _argv_number(args[p], self.u.command_line)}
         fd = next((f for f in self.u.defined if f.decl.name == name), None)
         if fd is None or not positions:  # (this call gives the setter no number from the command line)
             return
@@ -475,7 +476,8 @@ class CallSites:
         return False
 
 
-def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str]) -> dict[str, set[int]]:
+def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str],
+                 command_line: frozenset[str] = COMMAND_LINE) -> dict[str, set[int]]:
     """The program's functions some call gives a number converted from the command line
     (``set_num_iterations(atoi(optarg))``, OSU's benchmarks): name -> argument positions."""
     found: dict[str, set[int]] = {}
@@ -485,17 +487,17 @@ def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str]) -> di
             if name not in user_functions:
                 continue
             for position, arg in enumerate(call.args.exprs if call.args else []):
-                if _argv_number(arg):
+                if _argv_number(arg, command_line):
                     found.setdefault(name, set()).add(position)
     return found
 
 
-def _argv_number(arg: c_ast.Node) -> bool:
+def _argv_number(arg: c_ast.Node, command_line: frozenset[str] = COMMAND_LINE) -> bool:
     """``atoi(optarg)``, ``(int) strtol(argv[2], NULL, 10)``: a number converted from the command line."""
     while isinstance(arg, c_ast.Cast):
         arg = arg.expr
     return isinstance(arg, c_ast.FuncCall) and callee(arg) in ARGV_CONVERTERS and bool(arg.args) \
-        and mentions_argv(arg.args.exprs[0])
+        and mentions_argv(arg.args.exprs[0], command_line)
 
 
 def _global_set_from(stmt: c_ast.Node, formals: list[str], positions: set[int], globals_) -> str | None:

@@ -20,7 +20,7 @@ from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.calls import argv_setters
 from perfeq.instrument.collect.function import FunctionCollector
-from perfeq.instrument.collect.walk import element_text, find, generate, walk
+from perfeq.instrument.collect.walk import command_line_names, element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
 from perfeq.instrument.preprocess import Macro, substitute
 from perfeq.instrument.source import SourceText
@@ -165,7 +165,8 @@ class UnitCollector:
                 with self._using(ext.coord.file):
                     self._global_shape(ext)
         self.stoppers = summaries.stopping_functions(self.defined)
-        self.setters = argv_setters(self.defined, self.user_functions)
+        self.command_line = command_line_names(self.defined)
+        self.setters = argv_setters(self.defined, self.user_functions, self.command_line)
         mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,

@@ -64,9 +64,44 @@ def is_id(node: c_ast.Node, name: str) -> bool:
     return isinstance(node, c_ast.ID) and node.name == name
 
 
-def mentions_argv(node: c_ast.Node) -> bool:
-    """Whether an expression reads the command line: ``argv`` or getopt's ``optarg``."""
-    return bool({"argv", "optarg"} & names(node))
+# the names of the command line: main's argv and getopt's optarg (command_line_names adds others)
+COMMAND_LINE = frozenset({"argv", "optarg"})
+
+
+def mentions_argv(node: c_ast.Node, command_line: frozenset[str] = COMMAND_LINE) -> bool:
+    """Whether an expression reads the command line: ``argv`` or getopt's ``optarg``, or another
+    name of the command line (:func:`command_line_names`)."""
+    return bool(command_line & names(node))
+
+
+def command_line_names(functions: list[c_ast.FuncDef]) -> frozenset[str]:
+    """``argv`` and ``optarg``, and the name of the second parameter of every function whose first two
+    are ``(int, char **)`` or ``(int, char *[])``: main's, however spelled (Parboil lbm's ``int
+    main(int nArgs, char *arg[])``), and a parser's that main hands them to."""
+    found = set(COMMAND_LINE)
+    for fd in functions:
+        params = fd.decl.type.args.params if fd.decl.type.args else []
+        if len(params) >= 2 and isinstance(params[0], c_ast.Decl) and isinstance(params[1], c_ast.Decl) \
+                and _is_int(params[0].type) and _is_char_pointers(params[1].type) and params[1].name:
+            found.add(params[1].name)
+    return frozenset(found)
+
+
+def _is_int(typ: c_ast.Node) -> bool:
+    return isinstance(typ, c_ast.TypeDecl) and isinstance(typ.type, c_ast.IdentifierType) \
+        and typ.type.names in (["int"], ["signed", "int"], ["signed"])
+
+
+def _is_char_pointers(typ: c_ast.Node) -> bool:
+    """``char **``, ``char *[]`` (const or not)."""
+    if not isinstance(typ, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        return False
+    inner = typ.type
+    if not isinstance(inner, c_ast.PtrDecl):
+        return False
+    base = inner.type
+    return isinstance(base, c_ast.TypeDecl) and isinstance(base.type, c_ast.IdentifierType) \
+        and base.type.names == ["char"]
 
 
 def lvalue_path(node: c_ast.Node) -> str | None:

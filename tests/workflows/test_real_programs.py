@@ -257,6 +257,17 @@ def test_conditions_on_the_loop_variable_are_counted(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 1024), {"N": 1024})
 
 
+def test_the_command_line_under_other_names(tmp_path):
+    """`int main(int nArgs, char *arg[])` and `parse(nArgs, arg, &param)` with `param->nTimeSteps =
+    atoi(arg[1])`: the field is a parameter, and the model of 3 and 5 steps is exact at 40."""
+    instrumented, plain = build(REAL / "argvname.c", tmp_path)
+    same_output(instrumented, plain, 4)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (3, 5)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["parameters"]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 40), {"param_nTimeSteps": 40})
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
