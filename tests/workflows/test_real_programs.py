@@ -268,6 +268,17 @@ def test_the_command_line_under_other_names(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 40), {"param_nTimeSteps": 40})
 
 
+def test_a_loop_a_macro_writes_is_named_in_the_model(tmp_path):
+    """`SWEEP_START(n) { ... SWEEP_END`: the loop is not instrumented (perfeq cc warns), and the
+    model's fallbacks name it, file:line, as not counted."""
+    instrumented, plain = build(REAL / "macroloop.c", tmp_path)
+    same_output(instrumented, plain, 100)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (1000, 2000)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert [f for f in fallbacks if re.match(r".*macroloop\.c:\d+:\d+: loop NOT COUNTED: for loop not found", f)]
+
+
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
     assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", find_mpi().mpicc, "-c",
                      str(REAL / "uncounted.c"), "-o", str(tmp_path / "u.o")]) == 0
