@@ -39,7 +39,7 @@ _QUIET_MPI = re.compile(r"MPI_(Comm_|Type_|Group_|Cart_|Dims_|Graph|Op_|Info_|Er
                         r"Query_thread|Is_thread_main|Status_|Request_|Buffer_|Address|Alloc_mem|Free_mem|Pack|"
                         r"Unpack|Cancel|Start|Pcontrol|Topo_test|Add_error|Free_)")
 # readers of input files: the index of their first output argument
-SCANNERS = {"scanf": 1, "fscanf": 2, "sscanf": 2}
+SCANNERS = {"scanf": 1, "fscanf": 2, "sscanf": 2, "fread": 0}  # the first destination argument
 # derived datatypes whose size the symbolic stage derives from their construction
 DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector",
                          "MPI_Type_create_subarray")
@@ -373,17 +373,23 @@ class CallSites:
             self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
 
     def input_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
-        """``fscanf(in, "%d %d", &nx, &cfg.steps)`` outside loops: sizes read from an input file
-        (or a line of one) are candidates too; those no count depends on are not promoted."""
+        """``fscanf(in, "%d %d", &nx, &cfg.steps)`` or ``fread(&w, sizeof w, 1, f)`` outside loops:
+        sizes read from an input file (or a line of one) are candidates too; those no count depends
+        on are not promoted."""
         args = call.args.exprs if call.args else []
         first = SCANNERS[name]
         if name == "sscanf" and args and mentions_argv(args[0], self.u.command_line):
             return  # argv_param's
-        for path, text in _addressed(args[first:]):
+        destinations = args[first:]
+        if name == "fread":  # fread(&w, sizeof w, 1, f): one item of a binary header (Parboil histo)
+            if len(args) != 4 or not (isinstance(args[2], c_ast.Constant) and args[2].value == "1"):
+                return
+            destinations = args[:1]
+        for path, text in _addressed(destinations):
             typ = self.scope.lookup(path) if path.isidentifier() else None
             if typ is None or (typ.depth == 0 and not typ.struct):
                 self.param(stmt, path, lvalue_symbol(path), "input", call, text)
-        for path, text in self._size_elements(args[first:]):
+        for path, text in self._size_elements(destinations):
             self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
     def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:

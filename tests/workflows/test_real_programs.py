@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 import subprocess
 from pathlib import Path
 
@@ -277,6 +278,22 @@ def test_a_loop_a_macro_writes_is_named_in_the_model(tmp_path):
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
     assert [f for f in fallbacks if re.match(r".*macroloop\.c:\d+:\d+: loop NOT COUNTED: for loop not found", f)]
+
+
+def test_sizes_read_by_fread_from_a_binary_header(tmp_path):
+    """`fread(&w, sizeof w, 1, f)`: w and h are parameters; the model of three images is exact at
+    512 x 256."""
+    instrumented, plain = build(REAL / "freadsize.c", tmp_path)
+    images = {}
+    for w, h in ((64, 64), (128, 64), (128, 128), (512, 256)):
+        images[w, h] = tmp_path / f"i{w}x{h}.bin"
+        images[w, h].write_bytes(struct.pack("II", w, h))
+    same_output(instrumented, plain, images[64, 64])
+    small = [trace(instrumented, tmp_path / f"{w}x{h}.trace", images[w, h]) for w, h in ((64, 64), (128, 64), (128, 128))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["fallbacks"] == [] and set(data["parameters"]) == {"w", "h"}
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", images[512, 256]), {"w": 512, "h": 256})
 
 
 def test_an_uncounted_mpi_call_is_named(tmp_path, capsys):
