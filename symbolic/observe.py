@@ -114,7 +114,8 @@ def from_trace(path: str | Path) -> RunObservation:
                 params.setdefault(p.variable, p.build_value())
     units = link_units(units)
     graph = CallGraph.from_trace(trace)
-    sources = {key: f"{Path(unit.source).name}@{unit.digest[:16]}" for key, unit in units.items()}
+    sources = {key: f"{Path(unit.source).name}@{(unit.digest or '')[:16]}" for key, unit in units.items()
+               if unit.source}  # (hand-written descriptors may have neither: the file's name then)
     roots = [obs for obs in (_observe(node, None, sources) for node in graph.roots) if obs is not None]
     mpi = any(rank.header.get("rank_source", "mpi") == "mpi" for rank in trace.ranks.values())
     run = RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
