@@ -255,9 +255,12 @@ class Resolver:
         """Whether this function passes ``&name`` to a call after ``assignment`` (on a later line)
         and before this point: the call, not the assignment (an initialiser, Ember sweep3d's
         ``int myX = -1;``), gives the value here (:meth:`_out_argument`)."""
-        return name.isidentifier() and any(
-            c.function == self.function and assignment.line < c.line <= self.line
-            and any(a.replace(" ", "") == f"&{name}" for a in c.args) for c in self.unit.data.calls)
+        return name.isidentifier() and any(assignment.line < c.line <= self.line for c in self._calls_passing(name))
+
+    def _calls_passing(self, name: str) -> list:
+        """The calls this function makes with ``&name`` as an argument."""
+        return [c for c in self.unit.data.calls
+                if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
 
     def _out_argument(self, name: str) -> sp.Expr | None:
         """A local (not a parameter candidate) the function gives its value by passing its address to a call before this point
@@ -267,8 +270,7 @@ class Resolver:
         takes ``&name``; Unresolved when the value cannot be known that way."""
         if not name.isidentifier() or name not in self.fdesc.locals:
             return None
-        passing = [c for c in self.unit.data.calls
-                   if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
+        passing = self._calls_passing(name)
         if not passing:
             return None
         enclosing = {loop.id for loop in self.unit.loop_chain(self.loop)}
