@@ -150,7 +150,8 @@ def predict(
                      None if cov is None else float(abs(x_k) * np.sqrt(max(cov[k, k], 0.0))),
                      profile.cost_source(name))
         for k, (name, seconds, x_k) in enumerate(zip(profile.names, parts, x, strict=True)))
-    block_parts = None if blocks is None else _blocks(profile, blocks, time_s, notes, cov)
+    charged = float(parts[profile.names.index(INTERCEPT)]) if INTERCEPT in profile.names else 0.0
+    block_parts = None if blocks is None else _blocks(profile, blocks, time_s, time_s - charged, notes, cov)
     if time_s <= 0:
         notes.append(f"predicted time {time_s:.3g} s is not positive: check the profile's costs and the counts")
     fitted = fitted_application(profile, application, digest)
@@ -388,9 +389,11 @@ def _unpriced(profile: MachineProfile, counts: Mapping[str, float], where: str) 
 
 
 def _blocks(
-    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, notes: list[str],
-    cov: np.ndarray | None = None,
+    profile: MachineProfile, blocks: Mapping[str, Mapping[str, float]], time_s: float, counted: float,
+    notes: list[str], cov: np.ndarray | None = None,
 ) -> tuple[Contribution, ...]:
+    """Each block's seconds and share of ``time_s``; ``counted``: the predicted time but the start-up
+    term as charged (nothing for a program without MPI), which the blocks should add up to."""
     result = []
     for block, block_counts in blocks.items():
         notes.extend(_unpriced(profile, block_counts, f"block '{block}'"))
@@ -399,7 +402,6 @@ def _blocks(
         seconds = float(x_b @ profile.beta)
         stderr = None if cov is None else float(np.sqrt(max(x_b @ cov @ x_b, 0.0)))
         result.append(Contribution(block, seconds, _percent(seconds, time_s), stderr))
-    counted = time_s - (profile.costs[INTERCEPT].value if INTERCEPT in profile.costs else 0.0)
     covered = sum(part.seconds for part in result)
     if counted > 0 and abs(covered - counted) > 0.01 * counted:
         notes.append(f"the blocks account for {100 * covered / counted:.1f} % of the counted time, not 100 %")

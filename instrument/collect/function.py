@@ -19,7 +19,7 @@ from perfeq.instrument.collect.calls import CallSites
 from perfeq.instrument.collect.conds import Conditionals
 from perfeq.instrument.collect.invariant import LoopMemory
 from perfeq.instrument.collect.loops import LoopStatements
-from perfeq.instrument.collect.regions import OMP_ONCE, Regions
+from perfeq.instrument.collect.regions import OMP_ONCE, OMP_TASK, Regions
 from perfeq.instrument.collect.walk import (
     array_subscripts,
     arrays,
@@ -311,41 +311,54 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         """One statement inside a compound; control statements end the current block."""
         if self.openmp_statement(node, depth, pragmas):
             return
+        if not isinstance(node, (c_ast.Label, c_ast.Pragma, c_ast.Decl)) and self.construct_statement(node, depth, pragmas):
+            return
         handler = getattr(self, "stmt_" + type(node).__name__, None)
         if handler is not None:
             if not isinstance(node, (c_ast.Label, c_ast.Pragma)):
                 self._ensure_block()
             before = self.block
-            once = any(OMP_ONCE.match(p.string) for p in pragmas)
-            if once and isinstance(node, c_ast.Compound) and self._once_compound(node, depth, before):
-                return
-            self.once += once
-            try:
-                end = handler(node, depth, pragmas)
-            finally:
-                self.once -= once
+            end = handler(node, depth, pragmas)
             if end is not None:  # a control statement: what follows is a new block
                 self.end_block(end, node.coord.line, before)
             return
         self.simple(node)
 
-    def _once_compound(self, node: c_ast.Compound, depth: int, before: Block | None) -> bool:
-        """``#pragma omp master|single|masked`` over ``{ ... }``: one thread of the team runs the
-        braces, so they are a block of their own (kind ``once``, counted inside them) and what
-        follows them another (after them, run by every thread).  False when the braces are not in
-        the source (a macro's), for the caller to treat them as any statement."""
-        start = self.u.tok(node, "{")
-        end = self._end_of(node)
-        if start is None or end is None:
+    def construct_statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> bool:
+        """The statement of ``#pragma omp master|single|masked`` (kind ``once``: one thread of the
+        team runs it) or ``omp task`` (kind ``task``: whichever thread of the team takes it, maybe
+        after its creator has moved on): a block of its own, braced when it has no braces, counted
+        inside them, and what follows it another.  A task's block looks up the slab of the thread
+        that runs it (the creator's perfeq__cm, which the task captures, raced with its owner's
+        increments when another thread ran the task: counts were lost).  False when the construct's
+        pragma is not on a line of its own in the source (a macro's) or there is none."""
+        for index in range(len(pragmas) - 1, -1, -1):
+            kind = ("once" if OMP_ONCE.match(pragmas[index].string)
+                    else "task" if OMP_TASK.match(pragmas[index].string) else None)
+            if kind is not None:
+                break
+        else:
             return False
-        self.once += 1
+        pp = self.pragma_token(pragmas[index])
+        if pp is None or self.src.tokens[pp].kind != "pp":
+            return False
+        first = self.src._skip_pp(pp + 1)
+        if first is None:
+            return False
+        self._ensure_block()
+        before = self.block
+        saved = self.parallel, self._slab_active, self._declare_slab, self.once
+        if kind == "task":
+            self.parallel += 1
+            self._slab_active, self._declare_slab = False, True
+        else:
+            self.once += 1
         try:
-            self.new_block("once", node.coord.line, self.src.tokens[start].end, depth,
-                           anchor=before.id if before else None)
-            self.stmt_Compound(node, depth, [])
+            end, _ = self.sub_statement(first, node, kind, depth, before.id if before else None,
+                                        pragmas=pragmas[index + 1:])
         finally:
-            self.once -= 1
-        self.end_block(end, node.coord.line, before)
+            self.parallel, self._slab_active, self._declare_slab, self.once = saved
+        self.end_block(self.src.tokens[end].end, node.coord.line, before)
         return True
 
     def _ensure_block(self) -> None:

@@ -25,6 +25,9 @@ OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
 OMP_DEFAULT_NONE = re.compile(r"\bdefault\s*\(\s*none\s*\)")
 # a sections construct's block may hold nothing but its sections: no code between them
 OMP_SECTIONS = re.compile(r"^\s*omp\s+(parallel\s+)?sections\b")
+# a task: its statement runs later, on whichever thread of the team takes it (not taskloop, taskwait,
+# taskyield, taskgroup)
+OMP_TASK = re.compile(r"^\s*omp\s+task\b")
 # constructs whose statement one thread of the team runs
 OMP_ONCE = re.compile(r"^\s*omp\s+(master|masked|single)\b")
 # pragmas before a loop that are not bound to it: constructs applied to any structured block (the

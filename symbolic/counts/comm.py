@@ -284,6 +284,9 @@ def _block_bytes(comm: CommDescriptor, resolver: Resolver, records: list, notes:
     size = datatype_bytes(comm.datatype, resolver)  # a derived type's size from its construction
     if size is None:
         size = sp.Rational(measured_bytes, elements) if elements else type_size(comm.datatype)
+        if size is not None and comm.count is not None:
+            notes.append(f"the size of datatype {comm.datatype} is not symbolic: {size} bytes per element, "
+                         "as measured")
     if comm.count is None:
         return sp.Integer(0)
     try:
@@ -425,7 +428,9 @@ class CommCounts(CountBase):
         if not passed:
             try:
                 to_sympy(comm.count, resolver)
-                return None, ""
+                if comm.datatype is None or datatype_bytes(comm.datatype, resolver) is not None:
+                    return None, ""
+                reason = f"the size of datatype {comm.datatype} is data"
             except Unresolved as exc:
                 reason = str(exc)
         samples = []

@@ -87,8 +87,9 @@ class CountModel(LoopTrips, Branches, CommCounts):
         if kind == "region":
             return base * T
         # parallel sections: once per entry of the construct; the braces of omp master/single: as
-        # often as the code around them (then over T, as a once block)
-        if kind in ("section", "once"):
+        # often as the code around them (then over T, as a once block); a task's braces: once per
+        # task created
+        if kind in ("section", "once", "task"):
             return base
         if kind == "team-section":  # sections run by a team (lexically or orphaned): once per team
             return base / T

@@ -116,6 +116,23 @@ def test_blocks_are_priced_and_checked_against_the_whole(profile):
     assert "by block (largest first, 1 of 1;" in format_prediction(partial)
 
 
+def test_blocks_of_a_program_without_mpi_add_up_without_the_start_up_term():
+    """The start-up term (the calibration runs' launch) is not charged to a program that does not
+    initialise MPI: its blocks are the whole prediction, and no "blocks account for 195 %" warning
+    (the term's seconds were subtracted from the total anyway)."""
+    profile = manual_profile({"ops": 1e-9, "const": 0.075})
+    blocks = {"init": {"ops": 1e8}, "sum": {"ops": 5e7}}
+    without_mpi = predict(profile, {"ops": 1.5e8, "const": 0.0}, blocks=blocks)
+    assert without_mpi.time_s == pytest.approx(0.15)
+    assert not any("blocks account" in note for note in without_mpi.warnings), without_mpi.warnings
+    assert any("is not charged" in note for note in without_mpi.warnings)
+    with_mpi = predict(profile, {"ops": 1.5e8, "const": 1.0}, blocks=blocks)
+    assert with_mpi.time_s == pytest.approx(0.225)
+    assert not any("blocks account" in note for note in with_mpi.warnings), with_mpi.warnings
+    short = predict(profile, {"ops": 1.5e8, "const": 0.0}, blocks={"init": {"ops": 1e8}})
+    assert any("blocks account for 66.7 %" in note for note in short.warnings), short.warnings
+
+
 def test_manual_profile_predicts_without_intervals_and_says_so():
     profile = manual_profile({"ops": 1e-9, "startup": 5e-6, "bytes": 1e-9})
     prediction = predict(profile, COUNTS)
