@@ -60,6 +60,8 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_PARAM", ("name", "x")),
     Macro("PERFEQ_REGION", ("k",)),
     Macro("PERFEQ_BRANCH", ("k", "cond"), threaded=True),
+    Macro("PERFEQ_TAKEN", ("k", "cond"), threaded=True),
+    Macro("PERFEQ_EITHER", ("t", "e", "cond"), threaded=True),
     Macro("PERFEQ_EXIT_DECL", ("v",)),
     Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
@@ -160,6 +162,15 @@ def param(variable: str, access: str) -> str:
 def branch(predictor: int, where: str) -> Wrapper:
     """Around a condition (in parentheses): its branch predictor's slots."""
     return _opener("PERFEQ_BRANCH", predictor, where=where) + "(", "))"
+
+
+def taken(then_slot: int, else_slot: int | None, where: str) -> Wrapper:
+    """Around the condition (in parentheses) of an ``if`` compilers turn into conditional moves: the
+    counters of its then (and else) block, incremented without a branch, so that the arms, free of
+    counters, stay conditional moves."""
+    if else_slot is None:
+        return _opener("PERFEQ_TAKEN", then_slot, where=where) + "(", "))"
+    return _opener("PERFEQ_EITHER", then_slot, else_slot, where=where) + "(", "))"
 
 
 def called(site: int, callee: str | None) -> Wrapper:

@@ -486,6 +486,25 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_EXIT_BRANCH_L(p, b, v)   perfeq__exit_branch(perfeq__cm + (p), perfeq__cm[(b)] - (v))
 #define PERFEQ_EXIT_BRANCH_MT(p, b, v)  perfeq__exit_branch(perfeq_counts_mt(perfeq__x) + (p),         \
                                                             perfeq_counts_mt(perfeq__x)[(b)] - (v))
+/* The condition of an if compilers turn into conditional moves (its arms assign locals): slot k
+ * counts its then block, slot e its else block, without a branch, so that the arms stay moves. */
+static __inline__ int perfeq__taken(perfeq_count_t *s, int taken)
+{
+    *s += (perfeq_count_t)taken;
+    return taken;
+}
+static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
+{
+    c[k] += (perfeq_count_t)taken;
+    c[e] += (perfeq_count_t)(taken ^ 1);
+    return taken;
+}
+#define PERFEQ_TAKEN(k, cond)        perfeq__taken(perfeq__c + (k), (cond) ? 1 : 0)
+#define PERFEQ_TAKEN_L(k, cond)      perfeq__taken(perfeq__cm + (k), (cond) ? 1 : 0)
+#define PERFEQ_TAKEN_MT(k, cond)     perfeq__taken(perfeq_counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
+#define PERFEQ_EITHER(k, e, cond)    perfeq__either(perfeq__c, (k), (e), (cond) ? 1 : 0)
+#define PERFEQ_EITHER_L(k, e, cond)  perfeq__either(perfeq__cm, (k), (e), (cond) ? 1 : 0)
+#define PERFEQ_EITHER_MT(k, e, cond) perfeq__either(perfeq_counts_mt(perfeq__x), (k), (e), (cond) ? 1 : 0)
 #define PERFEQ_BRANCH(k, cond)    perfeq__branch(perfeq__c + (k), (cond) ? 1 : 0)
 #define PERFEQ_BRANCH_MT(k, cond) perfeq__branch(perfeq_counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
 /* Statement hooks. */
@@ -564,6 +583,12 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_COND(k, cond)    (cond)
 #define PERFEQ_COND_MT(k, cond) (cond)
 #define PERFEQ_BRANCH(k, cond)  (cond)
+#define PERFEQ_TAKEN(k, cond)   (cond)
+#define PERFEQ_TAKEN_L(k, cond) (cond)
+#define PERFEQ_TAKEN_MT(k, cond) (cond)
+#define PERFEQ_EITHER(k, e, cond) (cond)
+#define PERFEQ_EITHER_L(k, e, cond) (cond)
+#define PERFEQ_EITHER_MT(k, e, cond) (cond)
 #define PERFEQ_BRANCH_MT(k, cond) (cond)
 #define PERFEQ_EXIT_DECL(v)
 #define PERFEQ_EXIT_START(v, b)         ((void)0)

@@ -433,14 +433,14 @@ def _polynomial(form: sp.Expr) -> bool:
 
 def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]],
             levels: set[sp.Expr] = frozenset()) -> tuple[sp.Expr | None, str]:
-    """a + b * form through runs that hold exactly two values of the form, when it is exact and
+    """a + b * form through runs that hold two or more values of the form, when it is exact and
     plain: b a whole number or one over a whole number (at most 64), a a non-zero whole number no
     larger than :data:`OFFSET_SHARE` of the form's term (a boundary: ``n - 1`` interior points of
     PolyBench's jacobi, ``2^lt + 2`` points with ghosts of NPB MG).  A ``levels`` form (log2 n) is
     a level count: b one over a whole number up to 8 (a level per doubling of a side, a face or a
     volume), a whole number up to 32 (HPGMG's 5 + log2(boxes) / 3 multigrid levels).  Two values
-    cannot check a fit, so only such a structure is taken, and only where no c * form is exact;
-    the first form in the list's order wins."""
+    cannot check a fit, so only such a structure is taken (more values must lie on its line), and
+    only where no c * form is exact; the first form in the list's order wins."""
     for form, bases in bases_of.items():
         if form == 1 or any(b is None for b in bases):
             continue
@@ -450,18 +450,21 @@ def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
             if points.setdefault(x, trips) != trips:
                 break
         else:
-            if len(points) != 2:
+            if len(points) < 2:
                 continue
-            (x1, t1), (x2, t2) = sorted(points.items())
+            (x1, t1), (x2, t2), *rest = sorted(points.items())
             b = (t2 - t1) / (x2 - x1)
             a = t1 - b * x1
+            if any(a + b * x != t for x, t in rest):  # more values: they check it
+                continue
             if form in levels:
                 plain = b > 0 and (1 / b).is_integer and 1 / b <= 8 and a.is_integer and abs(a) <= 32
             else:
                 plain = b > 0 and (b.is_integer or (1 / b).is_integer) and max(b, 1 / b) <= 64 and \
                     a.is_integer and a != 0 and abs(a) <= OFFSET_SHARE * b * x1
             if plain:
-                return a + b * form, f" (a + b * form exact on {len(samples)} runs at two values of the form)"
+                return a + b * form, (f" (a + b * form exact on {len(samples)} runs at {len(points)} values of "
+                                      "the form)")
     return None, ""
 
 

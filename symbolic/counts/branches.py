@@ -37,9 +37,10 @@ class Branches(CountBase):
             reason = str(exc)
         except Unresolved as exc:
             reason = f"condition is data-dependent ({exc})"
+        named = len(self.fallbacks)
         self._ratio[key] = self._measured_ratio(ctx, unit, cond, block)
         self._cache.clear()
-        if "data-dependent" not in reason:
+        if "data-dependent" not in reason and len(self.fallbacks) == named:  # (else named there)
             self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", reason))
 
     def _measured_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr:
@@ -65,6 +66,12 @@ class Branches(CountBase):
             return sp.Integer(0)
         if not _disagree([(ratio, n) for _, ratio, n in measured if ratio is not None]):
             return samples[0][1]
+        fitted = self._fitted_ratio(ctx, unit, cond, block)
+        if fitted is not None:
+            ratio, note = fitted
+            self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
+                                           f"its true ratio differs between the runs; {note}"))
+            return ratio
         # the runs disagree, and not by P (PolyBench's print_array, if ((i * n + j) % 20 == 0): 52/1024
         # at n = 32, 1/20 in the limit; a test on random data): the first run's, which the loops on
         # the conditional's path are checked against (the largest run's, tried, turned SimpleMOC's
@@ -75,6 +82,29 @@ class Branches(CountBase):
                                        f"its true ratio differs between the runs ({shown}); the first run's, "
                                        f"{float(kept):.4g}, is kept"))
         return kept
+
+    def _fitted_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> tuple[sp.Expr, str] | None:
+        """When the runs' true ratios differ because the count of the then block follows a form of
+        the size that the condition does not show (a boundary test on the variables of blocked
+        loops, ``ii == 0 || ii == n - 1`` with ``ii`` in ``[i, i + b)``: 4n - 4 of n^2), its
+        executions per invocation fitted over the runs, exactly in every one, over the condition's
+        evaluations per invocation; None when no form reproduces every run exactly."""
+        samples = []
+        for run, node in self._same_context(ctx):
+            calls = node.summed(None)
+            if calls:
+                samples.append((self.values(run, 0), sp.Rational(node.summed(block.slot), calls)))
+        if len(samples) < 3 or cond.block is None:
+            return None
+        fitted, note = self._fit(samples)
+        if fitted is None or any(sp.simplify(fitted.subs(values) - then) != 0 for values, then in samples):
+            return None
+        try:
+            evaluations = self._in_loops(ctx, unit, cond.block, unit.blocks[cond.block].loop,
+                                         self.local(ctx, unit, cond.block))
+        except Unresolved:
+            return None
+        return fitted / evaluations, f"its executions per call are {fitted}{note}"
 
     def _ratio_of(self, ctx, unit: UnitView, block: BlockDescriptor, negate: bool) -> sp.Expr:
         kind = "then_block" if not negate else "else_block"

@@ -66,7 +66,7 @@ int main(void)
         total += i > 5 ? i : (i < 0 ? -i : 0);
         odd += (i % 2) ? 1 : 0;
     } } PERFEQ_BLOCK(2); 
-    if (total > 100) {  PERFEQ_BLOCK(3); total = 100; } else {  PERFEQ_BLOCK(4); total = -total; } PERFEQ_BLOCK(5); 
+    if (PERFEQ_EITHER(3, 4, (total > 100))) { total = 100; } else { total = -total; } PERFEQ_BLOCK(5); 
     if (PERFEQ_BRANCH(6, (odd)))
         {  PERFEQ_BLOCK(24); if (PERFEQ_BRANCH(25, (total)))
             {  PERFEQ_BLOCK(43); printf("nested\n"); }
