@@ -67,6 +67,9 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_LEAF_CALLED", ("unit", "k", "call")),
+    Macro("PERFEQ_LEAF_TWIN", ("unit", "k", "f")),
+    Macro("PERFEQ_LEAF_ARGS", ("unit", "k")),
+    Macro("PERFEQ_LEAF_ARGS0", ("unit", "k")),
     Macro("PERFEQ_MPI", ("site",)),
 )}
 
@@ -183,6 +186,18 @@ def leaf_called(k: int) -> Wrapper:
     """Around a call of a leaf function of this unit from serial code: entry ``k`` of the unit's
     leaf call table (the callee counts into this context's slots for the call site)."""
     return _opener("PERFEQ_LEAF_CALLED", UNIT, k), ")"
+
+
+def leaf_twin(k: int) -> Wrapper:
+    """Around the name of a leaf function called from leaf call site ``k``: its twin's name (or the
+    function's where leaves do not count into their callers)."""
+    return _opener("PERFEQ_LEAF_TWIN", UNIT, k), ")"
+
+
+def leaf_arguments(k: int, empty: bool) -> str:
+    """After the opening parenthesis of a call of a twin: the caller's slots for site ``k``
+    (``empty``: the call has no arguments of its own, no comma after them)."""
+    return f"{MACROS['PERFEQ_LEAF_ARGS0' if empty else 'PERFEQ_LEAF_ARGS'](UNIT, k)} "
 
 
 def mpi(site: int) -> Wrapper:

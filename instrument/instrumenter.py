@@ -84,7 +84,9 @@ def instrument_file(
     _name_params(unit, params or {}, display)
     descriptors_path = descriptors_path_for(output).resolve()
     copies = {marker: _copy_path(output, index, inc.path) for index, (marker, inc) in enumerate(included.items())}
-    body = insert.apply(source, collector.inserted[pre.marker_name], display)
+    inserted = collector.inserted[pre.marker_name]
+    twins = [twin for twin in collector.twins.values() if twin.used and twin.begin_seq is not None]
+    body = insert.apply(source, inserted + insert.twin_insertions(source, inserted, twins, display), display)
     copy_of = {inc.named: copies[marker].resolve() for marker, inc in included.items()}
     body = _replace_includes(body, copy_of.get)  # the #include of each included .c names its instrumented copy
     content = insert.preamble(unit, display, descriptors_path, collector.leaf_table()) + body

@@ -170,15 +170,35 @@ class CallSites:
         elif extent is not None:
             start, close, args = extent
             if self.leaf_call(call, name):
-                wrapper = hooks.leaf_called(len(self.u.leaf_calls))
+                k = len(self.u.leaf_calls)
                 self.u.leaf_calls.append((self.index, site, name))
+                if not self.twin_call(start, close, name, k):
+                    self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.leaf_called(k))
             else:
-                wrapper = hooks.called(site, name)
-            self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *wrapper)
+                self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, name))
         self.u.unit.calls.append(d.CallDescriptor(
             id=site, function=self.index, callee=name, line=call.coord.line, col=call.coord.column, args=args,
             block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
         ))
+
+    def twin_call(self, start: int, close: int, name: str, k: int) -> bool:
+        """Leaf call site ``k`` written ``name(args)`` in the file's own text, of a leaf with a twin
+        (collect/twins.py): the call made a call of the twin with this context's slots; False
+        otherwise (PERFEQ_LEAF_CALLED then)."""
+        twin = self.u.twins.get(name)
+        tokens = self.src.tokens
+        if twin is None or self.u.included_file is not None or tokens[start].text != name \
+                or tokens[start + 1].text != "(":
+            return False
+        here = self.u.definition_start(self.funcdef)
+        if here is None:
+            return False
+        self.u.wrap(tokens[start].start, tokens[start].end, *hooks.leaf_twin(k))
+        self.u.insert(tokens[start + 1].end, hooks.leaf_arguments(k, empty=close == start + 2))
+        twin.used = True
+        if twin.defined_at > here:
+            twin.callers.add(here)  # defined after this caller: its prototype goes before it
+        return True
 
     def leaf_call(self, call: c_ast.FuncCall, name: str) -> bool:
         """A call of one of this unit's leaf functions that can count into this context: from serial

@@ -211,6 +211,10 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.u.insert(self.src.tokens[brace].end, hooks.function_begin(self.index, self.leaf))
         if self.leaf:
             self.u.leaf_begun[self.name] = self.index
+            twin = self.u.twins.get(self.name)
+            if twin is not None and self.u.included_file is None:
+                twin.start, twin.begin_seq = self.src.tokens[brace].end, self.u._seq
+                twin.end, twin.line = self.src.tokens[self.src.match_bracket(brace)].end, self.src.tokens[brace].line
         self.share_hook_variables(fd.body)
         self._function_scope = self.scope
         self.items(fd.body.block_items or [], depth=1)

@@ -20,6 +20,7 @@ from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.calls import argv_setters
 from perfeq.instrument.collect.function import FunctionCollector
+from perfeq.instrument.collect.twins import Twin, twin_header
 from perfeq.instrument.collect.walk import command_line_names, element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
 from perfeq.instrument.preprocess import Macro, substitute
@@ -81,6 +82,7 @@ class UnitCollector:
         self.leaves: set[str] = set()  # leaf functions (summaries.leaf_functions)
         self.leaf_calls: list[tuple[int, int, str]] = []  # (caller, call site, callee) of PERFEQ_LEAF_CALLED k
         self.leaf_begun: dict[str, int] = {}  # leaf functions given PERFEQ_LEAF_BEGIN: name -> index
+        self.twins: dict[str, Twin] = {}  # leaf functions that get a twin (collect/twins.py), by name
 
     # ---- helpers --------------------------------------------------------------------------
     def in_main(self, node: c_ast.Node) -> bool:
@@ -173,6 +175,7 @@ class UnitCollector:
                                                          self.fields, self.globals, taken)
         self.leaves = summaries.leaf_functions(self.defined, self.user_functions, self.functions, self.globals,
                                                self.inlined)
+        self._plan_twins()
         for index, funcdef in enumerate(self.defined):
             with self._using(funcdef.coord.file):
                 FunctionCollector(self, funcdef, index).run()
@@ -181,6 +184,29 @@ class UnitCollector:
         self._macros()
         self.unit.warnings = list(self.warnings)
         return self.unit
+
+    def _plan_twins(self) -> None:
+        """The leaf functions of the file's own text that get a twin (collect/twins.py)."""
+        with self._using(self.main_marker):
+            for funcdef in self.defined:
+                name = funcdef.decl.name
+                start = self.definition_start(funcdef)
+                if (name in self.leaves and self.in_main(funcdef) and start is not None
+                        and self.tok(funcdef.body, "{") is not None):
+                    header = twin_header(funcdef)
+                    if header is not None:
+                        self.twins[name] = Twin(name, header, start)
+
+    def definition_start(self, funcdef: c_ast.FuncDef) -> int | None:
+        """The offset where a function's definition starts (its first specifier) in the text being
+        collected: after the previous declaration, definition or preprocessor line."""
+        index = self.tok(funcdef.decl, funcdef.decl.name)
+        if index is None:
+            return None
+        tokens = self.src.tokens
+        while index > 0 and tokens[index - 1].kind != "pp" and tokens[index - 1].text not in (";", "}"):
+            index -= 1
+        return tokens[index].start
 
     def leaf_table(self) -> tuple[list[dict[str, int]], dict[int, tuple[int, int]]]:
         """The runtime's table of leaf call sites, in PERFEQ_LEAF_CALLED order: each site's callee

@@ -881,6 +881,13 @@ void perfeq_mpi_site(perfeq_ctx_t *ctx, int site)
     t->mpi_pending = 1;
 }
 
+perfeq_count_t *perfeq_twin_scratch(const perfeq_unit_t *unit, int k)
+{
+    int callee = unit && unit->leaves && k >= 0 && k < unit->nleaves ? unit->leaves[k].callee : -1;
+    int nslots = callee >= 0 && callee < unit->nfuncs ? perfeq__slots_of(&unit->funcs[callee]) : 1;
+    return perfeq__scratch_for(nslots)->counts;
+}
+
 void perfeq_leaf_first(perfeq_ctx_t *ctx, const perfeq_leaf_t *leaf)
 {
     perfeq__lock();

@@ -214,6 +214,8 @@ void perfeq_mpi_site(perfeq_ctx_t *ctx, int site);
 /* The first call from leaf call site `leaf` in `ctx`: the leaf function's context id, taken now so
  * that the trace lists contexts in the order they were first entered, as without leaf calls. */
 void perfeq_leaf_first(perfeq_ctx_t *ctx, const perfeq_leaf_t *leaf);
+/* Scratch counters for leaf call site k's twin when there is no caller context to count into. */
+perfeq_count_t *perfeq_twin_scratch(const perfeq_unit_t *unit, int k);
 /* Record a value (loop bound at entry, allocation size, parameter) in value slot `slot` of `ctx`. */
 void perfeq_value(perfeq_ctx_t *ctx, int slot, double value);
 /* Record an allocation size and return it unchanged (wraps malloc/calloc/realloc size arguments). */
@@ -560,6 +562,48 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
     __extension__({ perfeq__announce(&(unit), (unit).leaves[k].site, (unit).leaves[k].callee < 0 ? 0 \
                                      : (unit).funcs[(unit).leaves[k].callee].name); call; })
 #endif
+/* A leaf call site calling the leaf's twin: perfeq cc emits, after a leaf function f of the unit
+ * (no static locals, no __func__), a static copy perfeq__twin__f whose first two parameters are the
+ * caller's slots for the site (perfeq__c, perfeq__lv), so that the call needs no announcement and
+ * the compiler can inline it:  PERFEQ_LEAF_TWIN(unit, k, f)(PERFEQ_LEAF_ARGS(unit, k) args).  The
+ * same counts as PERFEQ_LEAF_CALLED; without a context of the caller to count into (not recording)
+ * into scratch slots.  -DPERFEQ_NO_LEAVES (PERFEQ__TWINS 0) calls f, announced. */
+#ifndef PERFEQ_NO_LEAVES
+#define PERFEQ__TWINS 1
+static __inline__ int perfeq__twin_ok(const perfeq_unit_t *unit, int k, perfeq_ctx_t *x)
+{
+    const perfeq_ctx_head_t *c = (const perfeq_ctx_head_t *)x;
+    return perfeq_recording && c && c->unit == unit && c->func == unit->leaves[k].caller
+        && unit->leaves[k].callee >= 0;
+}
+static __inline__ perfeq_count_t *perfeq__twin_counts(perfeq_unit_t *unit, int k, perfeq_ctx_t *x)
+{
+    const perfeq_leaf_t *l = &unit->leaves[k];
+    perfeq_count_t *counts;
+    if (__builtin_expect(!perfeq__twin_ok(unit, k, x), 0))
+        return perfeq_twin_scratch(unit, k);
+    counts = ((perfeq_ctx_head_t *)x)->counts;
+    if (!counts[l->counts]++)
+        perfeq_leaf_first(x, l);
+    return counts + l->counts + 2;
+}
+static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, int k, perfeq_ctx_t *x)
+{
+    return perfeq__twin_ok(unit, k, x) ? ((perfeq_ctx_head_t *)x)->values + unit->leaves[k].values : 0;
+}
+#define PERFEQ_LEAF_TWIN(unit, k, f) perfeq__twin__##f
+#define PERFEQ_LEAF_ARGS(unit, k)                                                                 \
+    perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x),
+#define PERFEQ_LEAF_ARGS0(unit, k)                                                                \
+    perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x)
+#else
+#define PERFEQ__TWINS 0
+#define PERFEQ_LEAF_TWIN(unit, k, f)                                                              \
+    (perfeq__announce(&(unit), (unit).leaves[k].site, (unit).leaves[k].callee < 0 ? 0             \
+                      : (unit).funcs[(unit).leaves[k].callee].name), f)
+#define PERFEQ_LEAF_ARGS(unit, k)
+#define PERFEQ_LEAF_ARGS0(unit, k)
+#endif
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 /* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
 #define PERFEQ_SHARED           shared(perfeq__x, perfeq__unit)
@@ -621,6 +665,10 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
 #define PERFEQ_CALLED(unit, site, callee, call) (call)
 #define PERFEQ_LEAF_CALLED(unit, k, call) (call)
+#define PERFEQ__TWINS 0
+#define PERFEQ_LEAF_TWIN(unit, k, f) f
+#define PERFEQ_LEAF_ARGS(unit, k)
+#define PERFEQ_LEAF_ARGS0(unit, k)
 #define PERFEQ_MPI(site)        ((void)0)
 #define PERFEQ_SHARED
 

@@ -18,6 +18,7 @@ from conftest import C_PROGRAMS, local_history_misses, run_traced
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.instrumenter import Instrumented, instrument_file
 from perfeq.runtime import build
+from perfeq.symbolic.measured import count_trace
 from perfeq.toolchain import find_program, mpi_env
 
 CORPUS = C_PROGRAMS / "instrument"
@@ -151,10 +152,12 @@ def test_hooks_starting_at_one_offset_nest_as_the_expressions(tmp_path: Path) ->
     status, stdout, trace = traced([str(binary)], tmp_path / "nesting.trace")
     assert (status, stdout) == original_output(original, []) == (0, "111124 111124\n")
     text = result.output.read_text()
-    # f and g call no function of the program: leaf calls (entries 0, 1 of the unit's leaf table)
-    assert 's += PERFEQ_LEAF_CALLED(perfeq__unit, 0, f(i)) > 0 ? 10 : 1;' in text  # a ?: is not hooked
-    assert re.search(r'PERFEQ_BRANCH\(\d+, \(PERFEQ_LEAF_CALLED\(perfeq__unit, 1, f\(s\)\) > 1\)\)', text)
-    assert "PERFEQ_SIZE(" in text and "g(4)) * sizeof(double))" in text
+    # f and g call no function of the program: leaf calls (entries 0, 1 of the unit's leaf table),
+    # of their twins (collect/twins.py)
+    twin = "PERFEQ_LEAF_TWIN(perfeq__unit, {k}, {f})(PERFEQ_LEAF_ARGS(perfeq__unit, {k}) {arg})"
+    assert f"s += {twin.format(k=0, f='f', arg='i')} > 0 ? 10 : 1;" in text  # a ?: is not hooked
+    assert f"PERFEQ_BRANCH(3, ({twin.format(k=1, f='f', arg='s')} > 1))" in text
+    assert f"PERFEQ_SIZE(0, {twin.format(k=3, f='g', arg='4')} * sizeof(double))" in text
     (main,) = contexts(trace, "main")
     (shape,) = [s for s in result.descriptors.shapes if s.kind == "malloc"]
     assert main.values[shape.value_slot].first == 4 * 8
@@ -233,3 +236,33 @@ def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp
     assert predictor(line_of(source, "left by break: per test")) == local_history_misses([1] * 5)  # k = 0..4, then break
     if threads == "1":  # one thread: the slab's predictor saw every row in order
         assert predictor(line_of(source, "in a parallel region")) == local_history_misses(rows)
+
+
+def test_leaf_calls_go_to_twins_with_the_same_counts(tmp_path: Path) -> None:
+    """A leaf function called from a leaf call site is called through its twin, a copy taking the
+    caller's slots (instrument/collect/twins.py): it builds with -Wall -Wextra -Werror, prints what the
+    original prints, and its trace counts what the announced leaf calls count (-DPERFEQ_NO_LEAVES);
+    a function with a static local keeps PERFEQ_LEAF_CALLED; -DPERFEQ_OFF builds too."""
+    compiler = ["gcc", "-O2", "-std=c99", "-Wall", "-Wextra", "-Werror"]
+    result, binary, original = build_program("twins", compiler, tmp_path, mpi=False)
+    text = result.output.read_text()
+    for name, arguments in (("scale", "PERFEQ_LEAF_ARGS("), ("zero", "PERFEQ_LEAF_ARGS0(")):
+        assert re.search(rf"PERFEQ_LEAF_TWIN\(perfeq__unit, \d+, {name}\)\({re.escape(arguments)}", text), name
+        assert text.count(f" perfeq__twin__{name}(") == (2 if name == "scale" else 1)  # scale: a prototype too
+    assert text.index("perfeq__twin__scale(") < text.index("\ndouble run(")
+    assert "PERFEQ_LEAF_CALLED(perfeq__unit, 2, count_seen(i))" in text and "twin__count_seen" not in text
+    assert "twin__where" not in text  # (straight-line: counted in its callers, no call hooks)
+    status, stdout, trace = traced([str(binary), "12"], tmp_path / "twins.trace")
+    assert (status, stdout) == original_output(original, ["12"]) and status == 0
+    runtime = build.build_runtime(compiler, tmp_path / "rt", mpi=False)
+    for flag in ("-DPERFEQ_NO_LEAVES", "-DPERFEQ_OFF"):
+        other = tmp_path / flag
+        subprocess.run([*compiler, flag, *runtime.compile_args, str(result.output), *runtime.link_args, "-o",
+                        str(other)], check=True, env=mpi_env())
+        if flag == "-DPERFEQ_OFF":
+            assert original_output(other, ["12"]) == (status, stdout)
+            continue
+        _, _, announced = traced([str(other), "12"], tmp_path / "announced.trace")
+        counted = [count_trace(t).total for t in (trace, announced)]
+        assert [(c.ops, c.calls) for c in counted] == [(counted[1].ops, counted[1].calls)] * 2
+        assert counted[0].calls == 1 + 1 + 12 * 3  # main, run, the three leaves the loop calls

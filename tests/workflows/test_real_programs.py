@@ -1146,7 +1146,8 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
         assert re.search(rf"\b{leaf}\([^)]*\)\s*\{{ PERFEQ_LEAF_BEGIN\(", text), leaf
     assert "PERFEQ_CALLED" not in text.split("int main")[0]  # nearest's two dist calls are leaf calls
     main = text.split("int main")[1]
-    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"twice\", twice\(PERFEQ_LEAF_CALLED", main)
+    # (the leaf call in its argument calls find's twin, collect/twins.py)
+    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"twice\", twice\(PERFEQ_LEAF_TWIN", main)
     assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, 0, through\(i\)\)", main)
     assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"dist\", dist\(pts", main)  # in the parallel loop
     n = 300

@@ -25,7 +25,7 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 #define N 16
 #define STEP 2
 
-static int find(const int *a, int n, int key)
+__attribute__((unused)) static int find(const int *a, int n, int key)
 { PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i;
     { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); for (i = 0; i < n; i++)
@@ -33,6 +33,22 @@ static int find(const int *a, int n, int key)
             {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
     return -1;
 }
+#if PERFEQ__TWINS
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static __attribute__((unused)) int perfeq__twin__find(perfeq_count_t *perfeq__c __attribute__((unused)), perfeq_value_stat_t *perfeq__lv __attribute__((unused)), const int *a, int n, int key)
+#line 9 "loops.c"
+{ perfeq_ctx_t *perfeq__x __attribute__((unused)) = 0;
+    int i;
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); for (i = 0; i < n; i++)
+        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
+            {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
+    return -1;
+}
+#pragma GCC diagnostic pop
+#endif
+#line 15 "loops.c"
+
 
 int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
@@ -72,6 +88,6 @@ int main(void)
         {  PERFEQ_BLOCK(89); if (PERFEQ_BRANCH(90, (i == 5)))
             {  PERFEQ_BLOCK(108); k--; } } } PERFEQ_BLOCK(109);  /* the bound moves: iterations cannot be computed at entry */
     { PERFEQ_LOOP_ENTER(110); while (0){  PERFEQ_BLOCK(111); ; } } PERFEQ_BLOCK(112); 
-    printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_LEAF_CALLED(perfeq__unit, 0, find(a, N, 49)), PERFEQ_LEAF_CALLED(perfeq__unit, 1, find(a, N, 50)));
+    printf("sum %d count %d i %d k %d find %d %d\n", sum, count, i, k, PERFEQ_LEAF_TWIN(perfeq__unit, 0, find)(PERFEQ_LEAF_ARGS(perfeq__unit, 0) a, N, 49), PERFEQ_LEAF_TWIN(perfeq__unit, 1, find)(PERFEQ_LEAF_ARGS(perfeq__unit, 1) a, N, 50));
     return 0;
 }

@@ -26,7 +26,7 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
     ((v) < (lo) ? (lo) : ((v) > (hi) ? (hi) : (v)))
 #define FOR_EACH(i, n) for ((i) = 0; (i) < (n); (i)++)
 
-static int tricky(int n)
+__attribute__((unused)) static int tricky(int n)
 { PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i, s = 0; /* a comment with { braces; and semicolons } */
     const char *text = "if (x) { y; } else { z; }";
@@ -51,9 +51,42 @@ static int tricky(int n)
     FOR_EACH(i, 3) s++;
     return s + open + close + semi;
 }
+#if PERFEQ__TWINS
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+static __attribute__((unused)) int perfeq__twin__tricky(perfeq_count_t *perfeq__c __attribute__((unused)), perfeq_value_stat_t *perfeq__lv __attribute__((unused)), int n)
+#line 11 "text.c"
+{ perfeq_ctx_t *perfeq__x __attribute__((unused)) = 0;
+    int i, s = 0; /* a comment with { braces; and semicolons } */
+    const char *text = "if (x) { y; } else { z; }";
+    char open = '{', close = '}', semi = ';';
+    // a line comment: for (;;) { while (1); }
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
+#ifdef NEVER_DEFINED_IN_THIS_BUILD
+        s -= 1000;
+        if (s) {
+#else
+        s += CLAMP(SQUARE(i),
+                   2,
+                   50);
+        if (PERFEQ_BRANCH(2, (s > 0))) { PERFEQ_BLOCK(20); 
+#endif
+            s += text[i % 5] == '{';
+        }
+    } } PERFEQ_BLOCK(21); 
+#if 0
+    for (;;) { s = -1; }
+#endif
+    FOR_EACH(i, 3) s++;
+    return s + open + close + semi;
+}
+#pragma GCC diagnostic pop
+#endif
+#line 34 "text.c"
+
 
 int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 1) 
-    printf("tricky %d \"{;}\" %s\n", PERFEQ_LEAF_CALLED(perfeq__unit, 0, tricky(10)), "/* not a comment */ }");
+    printf("tricky %d \"{;}\" %s\n", PERFEQ_LEAF_TWIN(perfeq__unit, 0, tricky)(PERFEQ_LEAF_ARGS(perfeq__unit, 0) 10), "/* not a comment */ }");
     return 0;
 }
