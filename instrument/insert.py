@@ -44,9 +44,8 @@ def _apply_range(source: SourceText, insertions: list[Insertion], line_name: str
     """The text from offset ``start`` to ``end`` with the insertions there in place."""
     pp_starts = {tok.start for tok in source.tokens if tok.kind == "pp"}
     by_offset: dict[int, list[Insertion]] = {}
-    for ins in sorted(insertions):
-        if start <= ins.offset < end or ins.offset == end == len(source.text):
-            by_offset.setdefault(ins.offset, []).append(ins)
+    for ins in sorted(ins for ins in insertions if start <= ins.offset < end or ins.offset == end == len(source.text)):
+        by_offset.setdefault(ins.offset, []).append(ins)
     out: list[str] = []
     last = start
     text = source.text

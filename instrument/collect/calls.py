@@ -190,7 +190,7 @@ class CallSites:
         if twin is None or self.u.included_file is not None or tokens[start].text != name \
                 or tokens[start + 1].text != "(":
             return False
-        here = self.u.definition_start(self.funcdef)
+        here = self.definition_start
         if here is None:
             return False
         self.u.wrap(tokens[start].start, tokens[start].end, *hooks.leaf_twin(k))

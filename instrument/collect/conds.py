@@ -48,9 +48,9 @@ class Conditionals:
             end, else_block = self.sub_statement(else_tok + 1, node.iffalse, "else", depth, evaluated_in,
                                                  counted=not in_condition)
         if in_condition:
-            slots = {b.id: b.slot for b in self.blocks if b.id in (then_block, else_block)}
             self.u.wrap(src.tokens[open_ + 1].start, src.tokens[close - 1].end,
-                        *hooks.taken(slots[then_block], slots.get(else_block), self.where))
+                        *hooks.taken(self.slot_of(then_block),
+                                     None if else_block is None else self.slot_of(else_block), self.where))
         self.u.unit.conds.append(d.CondDescriptor(
             id=len(self.u.unit.conds), function=self.index, kind="if", line=node.coord.line,
             text=src.text_of(open_ + 1, close - 1), block=evaluated_in, then_block=then_block,

@@ -107,6 +107,15 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.nslots += n
         return first
 
+    def slot_of(self, block_id: int) -> int | None:
+        """The counter slot of this function's block ``block_id``."""
+        return next(b.slot for b in self.blocks if b.id == block_id)
+
+    @cached_property
+    def definition_start(self) -> int | None:
+        """Where this function's definition starts in the text (UnitCollector.definition_start)."""
+        return self.u.definition_start(self.funcdef)
+
     def value_slot(self) -> int:
         self.nvalues += 1
         return self.nvalues - 1

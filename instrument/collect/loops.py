@@ -91,7 +91,7 @@ class LoopStatements(LoopPlanning):
                 if block.loop == loop_id:
                     block.ops, block.arrays, block.refs = ZERO, set(), []
         if plan.exit_predicted:
-            body_slot = next(b.slot for b in self.blocks if b.id == body_block)
+            body_slot = self.slot_of(body_block)
             self.u.insert(plan.wrap_start, hooks.exit_start(loop_id, body_slot, where), depth)
             self.u.insert(self.src.tokens[plan.header.end].end, hooks.exit_branch(loop_id, predictor, body_slot, where),
                           depth, closing=True)
@@ -144,7 +144,7 @@ class LoopStatements(LoopPlanning):
             _, body_block = self.sub_statement(plan.header.body_first, node.stmt, "body", depth, anchor,
                                                counted=trips is None)
             if trips is not None:
-                body_slot = next(b.slot for b in self.blocks if b.id == body_block)
+                body_slot = self.slot_of(body_block)
                 self.u.insert(plan.wrap_start, hooks.trips(trips.relation, body_slot, trips.first, trips.bound,
                                                            trips.step, trips.where), depth)
         self.parallel -= 1 if opens_parallel else 0

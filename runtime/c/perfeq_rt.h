@@ -558,9 +558,11 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 #define PERFEQ_LEAF_CALLED(unit, k, call)                                                         \
     __extension__({ perfeq__leaf_call(&(unit), (k), perfeq__x); call; })
 #else
-#define PERFEQ_LEAF_CALLED(unit, k, call)                                                         \
-    __extension__({ perfeq__announce(&(unit), (unit).leaves[k].site, (unit).leaves[k].callee < 0 ? 0 \
-                                     : (unit).funcs[(unit).leaves[k].callee].name); call; })
+/* leaf call site k announced as any call site of its callee */
+#define PERFEQ__ANNOUNCE_LEAF(unit, k)                                                            \
+    perfeq__announce(&(unit), (unit).leaves[k].site,                                              \
+                     (unit).leaves[k].callee < 0 ? 0 : (unit).funcs[(unit).leaves[k].callee].name)
+#define PERFEQ_LEAF_CALLED(unit, k, call) __extension__({ PERFEQ__ANNOUNCE_LEAF(unit, k); call; })
 #endif
 /* A leaf call site calling the leaf's twin: perfeq cc emits, after a leaf function f of the unit
  * (no static locals, no __func__), a static copy perfeq__twin__f whose first two parameters are the
@@ -598,9 +600,7 @@ static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, 
     perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x)
 #else
 #define PERFEQ__TWINS 0
-#define PERFEQ_LEAF_TWIN(unit, k, f)                                                              \
-    (perfeq__announce(&(unit), (unit).leaves[k].site, (unit).leaves[k].callee < 0 ? 0             \
-                      : (unit).funcs[(unit).leaves[k].callee].name), f)
+#define PERFEQ_LEAF_TWIN(unit, k, f) (PERFEQ__ANNOUNCE_LEAF(unit, k), f)
 #define PERFEQ_LEAF_ARGS(unit, k)
 #define PERFEQ_LEAF_ARGS0(unit, k)
 #endif
