@@ -65,6 +65,8 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_EXIT_DECL", ("v",)),
     Macro("PERFEQ_EXIT_START", ("v", "b"), threaded=True),
     Macro("PERFEQ_EXIT_BRANCH", ("p", "b", "v"), threaded=True),
+    Macro("PERFEQ_GUARD_TAKEN", ("p", "b", "v"), threaded=True),
+    Macro("PERFEQ_GUARD_EXIT", ("p", "b", "v"), threaded=True),
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_LEAF_CALLED", ("unit", "k", "call")),
     Macro("PERFEQ_LEAF_TWIN", ("unit", "k", "f")),
@@ -137,6 +139,17 @@ def exit_start(loop: int, body_slot: int, where: str) -> str:
 def exit_branch(loop: int, predictor: int, body_slot: int, where: str) -> str:
     """After such a loop, inside its braces: this entry's outcomes of the exit test, to its predictor."""
     return f" {MACROS['PERFEQ_EXIT_BRANCH'](predictor, body_slot, _exit_var(loop), where=where)};"
+
+
+def guard_taken(loop: int, predictor: int, body_slot: int, where: str) -> str:
+    """Before the exit (break, return) of a search loop's guard if: the tests of this entry, the
+    last one taken, to the if's predictor."""
+    return f"{MACROS['PERFEQ_GUARD_TAKEN'](predictor, body_slot, _exit_var(loop), where=where)}; "
+
+
+def guard_exit(loop: int, predictor: int, body_slot: int, where: str) -> str:
+    """After such a loop, inside its braces: the tests not yet told (none taken), to the predictor."""
+    return f" {MACROS['PERFEQ_GUARD_EXIT'](predictor, body_slot, _exit_var(loop), where=where)};"
 
 
 def _exit_var(loop: int) -> str:

@@ -85,6 +85,9 @@ class LoopPlan:
     # ... told once per entry at the exit (PERFEQ_EXIT_*) instead of at every test: a for or while
     # loop that nothing leaves early, so that its tests were the body's runs taken and one not
     exit_predicted: bool
+    # the if by which a search loop leaves early and its exit (exit_guard): its tests told to its
+    # predictor when it is taken or at the loop's exit (PERFEQ_GUARD_*), not at every test
+    guard: tuple[c_ast.If, c_ast.Node] | None
     header_calls: bool  # calls in the header are announced (not under an OpenMP pragma)
     trips: Trips | None  # counted from the bounds: the body block gets no counter
 
@@ -144,6 +147,7 @@ class LoopPlanning:
             predicted=predicted,
             exit_predicted=predicted and kind in ("for", "while") and not _exits_early(node.stmt, self.u.stoppers)
             and not _calls(node.stmt, self.name),
+            guard=None if omp or self.waiting or _calls(node.stmt, self.name) else exit_guard(node.stmt, self.u.stoppers),
             header_calls=not under_omp, trips=trips,
         )
 
@@ -490,20 +494,47 @@ def _continues(node: c_ast.Node | None, nested: bool = False) -> bool:
     return any(_continues(child, inner) for child in node)
 
 
-def _exits_early(node: c_ast.Node | None, stoppers: set[str], nested: bool = False) -> bool:
+def _exits_early(node: c_ast.Node | None, stoppers: set[str]) -> bool:
     """Whether a loop body can leave the loop before its condition fails (break of this loop,
     return, goto, a call of a function in ``stoppers``), so that its iterations cannot be computed
     from the bounds at entry."""
+    return next(_early_exits(node, stoppers), None) is not None
+
+
+def _early_exits(node: c_ast.Node | None, stoppers: set[str], nested: bool = False):
+    """The statements and calls by which a loop body can leave the loop early (see _exits_early)."""
     if node is None:
-        return False
+        return
     if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
-        return True
+        yield node
+        if isinstance(node, c_ast.Label):
+            return
     if isinstance(node, c_ast.Break) and not nested:
-        return True
+        yield node
     if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in stoppers:
-        return True
+        yield node
     inner = nested or isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch))
-    return any(_exits_early(child, stoppers, inner) for child in node)
+    for child in node:
+        yield from _early_exits(child, stoppers, inner)
+
+
+def exit_guard(body: c_ast.Node | None, stoppers: set[str]) -> tuple[c_ast.If, c_ast.Node] | None:
+    """The if by which a search loop leaves early, and its exit: ``if (cdf[i] >= u) { ...; break; }``
+    (or ``return``) as a statement of the body itself, without else, the exit the last statement of
+    its then branch and the loop's only way out besides its condition (no continue, goto, other
+    break or return, no call that stops the program), so that the if is tested once per iteration
+    and taken at most once per entry, as the entry's last test.  None for any other loop."""
+    exits = list(_early_exits(body, stoppers))
+    if len(exits) != 1 or not isinstance(exits[0], (c_ast.Break, c_ast.Return)) or _continues(body):
+        return None
+    items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    for item in items:
+        if isinstance(item, c_ast.If) and item.iffalse is None:
+            then = item.iftrue
+            last = (then.block_items or [None])[-1] if isinstance(then, c_ast.Compound) else then
+            if last is exits[0]:
+                return item, last
+    return None
 
 
 def _calls(node: c_ast.Node | None, name: str) -> bool:

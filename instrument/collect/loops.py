@@ -74,7 +74,10 @@ class LoopStatements(LoopPlanning):
                 _, wrap_start, outer_depth, _ = self.loop_frames[hoisted]
                 self.u.insert(wrap_start, hooks.entry_value(values[key], text, self.leaf), outer_depth)
         region_id, region_hook = (None, "") if plan.parallel_pragma is None else self.region(plan.parallel_pragma, loop_id)
-        declare = hooks.exit_declare(loop_id) if plan.exit_predicted else ""
+        guard = self.guard_tokens(plan.guard)
+        if guard is not None:  # stmt_If gives it a predictor, told by the hooks placed below
+            self.guards[id(plan.guard[0])] = None
+        declare = hooks.exit_declare(loop_id) if plan.exit_predicted or guard is not None else ""
         self.u.insert(plan.wrap_start, "{ " + declare + region_hook + hook, depth)
         self.u.insert(self.src.tokens[plan.header.end].end, " }", depth, closing=True)
         anchor = self.block_id
@@ -95,6 +98,8 @@ class LoopStatements(LoopPlanning):
             self.u.insert(plan.wrap_start, hooks.exit_start(loop_id, body_slot, where), depth)
             self.u.insert(self.src.tokens[plan.header.end].end, hooks.exit_branch(loop_id, predictor, body_slot, where),
                           depth, closing=True)
+        if guard is not None:
+            self.guard_hooks(loop_id, plan, guard, self.guards.pop(id(plan.guard[0])), body_block, depth, where)
         form, header = plan.form, plan.header
         self.u.unit.loops[loop_id] = d.LoopDescriptor(
             id=loop_id, function=self.index, kind=kind, line=node.coord.line, col=node.coord.column,
@@ -107,6 +112,35 @@ class LoopStatements(LoopPlanning):
             inductions=[{"var": n, "init": i, "stride": st} for n, i, st in form.inductions],
         )
         return self.src.tokens[plan.header.end].end
+
+    def guard_tokens(self, guard: tuple[c_ast.If, c_ast.Node] | None) -> int | None:
+        """The token of the exit statement of a search loop's guard if (LoopPlan.guard), when the
+        if's condition can carry a predictor (branch_hook's rule) and both are in the source."""
+        if guard is None:
+            return None
+        start, exit_ = self.u.tok(guard[0], "if"), self.u.tok(guard[1])
+        if start is None or exit_ is None:
+            return None
+        try:
+            open_ = self.src.expect(start + 1, "(")
+            close = self.src.match_bracket(open_)
+        except SourceError:
+            return None
+        if close - 1 < open_ + 1 or self.has_directive(open_ + 1, close - 1):
+            return None
+        return exit_
+
+    def guard_hooks(self, loop_id: int, plan: LoopPlan, exit_: int, predictor: int | None,
+                    body_block: int | None, depth: int, where: str) -> None:
+        """The guard's tests told to its predictor: before its exit statement (taken) and after the
+        loop (none taken), from the body counter's runs since the entry (PERFEQ_GUARD_*)."""
+        if predictor is None or body_block is None:
+            raise SourceError("the guard of a search loop was not instrumented")  # not reached
+        body_slot = self.slot_of(body_block)
+        self.u.insert(plan.wrap_start, hooks.exit_start(loop_id, body_slot, where), depth)
+        self.u.insert(self.src.tokens[exit_].start, hooks.guard_taken(loop_id, predictor, body_slot, where), depth + 2)
+        self.u.insert(self.src.tokens[plan.header.end].end, hooks.guard_exit(loop_id, predictor, body_slot, where),
+                      depth, closing=True)
 
     def loop_header_ops(self, node: c_ast.Node, plan: LoopPlan, loop_id: int) -> tuple[OpCount, OpCount, OpCount]:
         """Operations of the initialization, a test and a step, with those of the straight-line

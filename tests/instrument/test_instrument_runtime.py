@@ -214,13 +214,15 @@ def test_openmp_sections(tmp_path: Path) -> None:
 def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp_path: Path) -> None:
     """The sparse-row loop and the halving loop (nothing leaves them early) have no hook in their
     condition, and their predictors count the mispredictions of the plain predictor definition over
-    the tests' outcomes; the loop left by break and the one whose body recurses keep PERFEQ_BRANCH."""
+    the tests' outcomes; the loop left by break and the one whose body recurses keep PERFEQ_BRANCH.
+    The if by which a search loop leaves (break, return) has no hook in its condition either and
+    counts what every test would; an if that is not the loop's only way out keeps PERFEQ_BRANCH."""
     result, binary, original = build_program("exits", ["gcc", "-O2", "-fopenmp"], tmp_path, mpi=False)
     status, stdout, trace = traced([str(binary), "300"], tmp_path / "exits.trace", OMP_NUM_THREADS=threads)
     assert (status, stdout) == original_output(original, ["300"], OMP_NUM_THREADS=threads)
     text, source, unit = result.output.read_text(), CORPUS / "exits.c", result.descriptors
     assert "k < row[j + 1]; k++)" in text and "while (m > len[0])" in text  # conditions as written
-    assert text.count("PERFEQ_EXIT_BRANCH(") == 3 and text.count("PERFEQ_EXIT_BRANCH_L(") == 1  # 3 serial loops
+    assert text.count("PERFEQ_EXIT_BRANCH(") == 4 and text.count("PERFEQ_EXIT_BRANCH_L(") == 1  # 4 serial loops
     assert re.search(r"PERFEQ_BRANCH\(\d+, \(k < len\[d\]\)\)", text) and re.search(r"PERFEQ_BRANCH\(\d+, \(k < row\[n\]\)\)", text)
     (main,) = contexts(trace, "main")
     lengths = [(j * 7) % 11 for j in range(300)]
@@ -236,6 +238,25 @@ def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp
     assert predictor(line_of(source, "left by break: per test")) == local_history_misses([1] * 5)  # k = 0..4, then break
     if threads == "1":  # one thread: the slab's predictor saw every row in order
         assert predictor(line_of(source, "in a parallel region")) == local_history_misses(rows)
+    # guards: no hook in the condition, told when taken (before break / return) and at the exit
+    assert "if (row[j + 1] > v)" in text and "if (a[k] > 3.5)" in text
+    assert re.search(r"PERFEQ_BRANCH\(\d+, \(row\[k\] > 50\)\)", text)  # two ways out: per test
+    assert text.count("PERFEQ_GUARD_TAKEN(") == 2 and text.count("PERFEQ_GUARD_EXIT(") == 2
+
+    def guard(context, line: int) -> int:
+        (cond,) = [c for c in unit.conds if c.line == line]
+        assert cond.predictor is not None
+        return context.counters.get(cond.predictor, 0)
+
+    assert guard(main, line_of(source, "its guard: told when taken")) == local_history_misses([0, 0, 0, 0, 1])
+    row = [0]
+    for n in lengths:
+        row.append(row[-1] + n)
+    searches = [o for v in range(0, row[-1] + 40, 37)
+                for o in next(([0] * j + [1] for j in range(300) if row[j + 1] > v), [0] * 300)]
+    assert searches.count(1) == len(range(0, row[-1] + 40, 37)) - 1  # the last one leaves by the condition
+    (search,) = contexts(trace, "search")
+    assert guard(search, line_of(source, "search: told when taken")) == local_history_misses(searches) > 10
 
 
 def test_leaf_calls_go_to_twins_with_the_same_counts(tmp_path: Path) -> None:

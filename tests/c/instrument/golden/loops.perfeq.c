@@ -28,9 +28,9 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 __attribute__((unused)) static int find(const int *a, int n, int key)
 { PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); for (i = 0; i < n; i++)
-        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
-            {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
+    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
+        {  PERFEQ_BLOCK(1); if (a[i] == key)
+            {  PERFEQ_BLOCK(20); PERFEQ_GUARD_TAKEN(2, 1, perfeq__e0); return i; } } PERFEQ_GUARD_EXIT(2, 1, perfeq__e0); } PERFEQ_BLOCK(21); 
     return -1;
 }
 #if PERFEQ__TWINS
@@ -40,9 +40,9 @@ static __attribute__((unused)) int perfeq__twin__find(perfeq_count_t *perfeq__c 
 #line 9 "loops.c"
 { perfeq_ctx_t *perfeq__x __attribute__((unused)) = 0;
     int i;
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); for (i = 0; i < n; i++)
-        {  PERFEQ_BLOCK(1); if (PERFEQ_BRANCH(2, (a[i] == key)))
-            {  PERFEQ_BLOCK(20); return i; } } } PERFEQ_BLOCK(21); 
+    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
+        {  PERFEQ_BLOCK(1); if (a[i] == key)
+            {  PERFEQ_BLOCK(20); PERFEQ_GUARD_TAKEN(2, 1, perfeq__e0); return i; } } PERFEQ_GUARD_EXIT(2, 1, perfeq__e0); } PERFEQ_BLOCK(21); 
     return -1;
 }
 #pragma GCC diagnostic pop
@@ -78,10 +78,10 @@ int main(void)
             {  PERFEQ_BLOCK(60); break; } PERFEQ_BLOCK(61); 
         count += i;
     } } PERFEQ_BLOCK(62); 
-    { PERFEQ_LOOP_ENTER(63); for (;;) { PERFEQ_BLOCK(64); 
-        if (PERFEQ_BRANCH(65, (++k > 20)))
-            {  PERFEQ_BLOCK(83); break; }
-    } } PERFEQ_BLOCK(84); 
+    { PERFEQ_EXIT_DECL(perfeq__e9) PERFEQ_LOOP_ENTER(63); PERFEQ_EXIT_START(perfeq__e9, 64); for (;;) { PERFEQ_BLOCK(64); 
+        if (++k > 20)
+            {  PERFEQ_BLOCK(83); PERFEQ_GUARD_TAKEN(65, 64, perfeq__e9); break; }
+    } PERFEQ_GUARD_EXIT(65, 64, perfeq__e9); } PERFEQ_BLOCK(84); 
     { PERFEQ_LOOP_ENTER(85); PERFEQ_TRIPS_LT(86, (0), (2), 2); for (int m = 0, n = 2; m < n; m++, n--) { count++; } } PERFEQ_BLOCK(87); 
     k = N;
     { PERFEQ_LOOP_ENTER(88); PERFEQ_VALUE(1, (k)); for (i = 0; i < k; i++)
