@@ -179,8 +179,9 @@ class CountModel(LoopTrips, Branches, CommCounts):
         ratio = sp.Integer(1)
         if executions and calls != executions:
             ratio = sp.Rational(calls, executions)
+            recursive = self.units[ctx.unit].functions[ctx.function].recursive
             self.fallbacks.append(Fallback(self._where(punit, call), "measured-ratio", "call",
-                                           _call_ratio_note(call, ratio)))
+                                           _call_ratio_note(call, ratio, recursive)))
         self._ratio[key] = ratio
         return ratio
 
@@ -280,7 +281,10 @@ def _header_parts(header: dict, loop: LoopDescriptor) -> tuple[bool, bool]:
     return part == "init" or (part == "cond" and loop.kind != "do"), part in ("cond", "step")
 
 
-def _call_ratio_note(call: CallDescriptor, ratio: sp.Expr) -> str:
+def _call_ratio_note(call: CallDescriptor, ratio: sp.Expr, recursive: bool = False) -> str:
+    if recursive:
+        return (f"call of {call.callee} runs {ratio} times per execution of its block: {call.callee} is recursive "
+                "(its calls of itself are folded into this one): measured ratio")
     if call.header:
         return (f"call of {call.callee} in a loop {call.header['part']} runs {ratio} times per test "
                 "(a short-circuit operand, or the loop left early): measured ratio")
