@@ -240,7 +240,8 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
     counts = model.counts(values, procs, threads, machine)
     if as_json:
         print(json.dumps({"model": str(model_path), "values": values, "P": procs, "T": threads,
-                          "machine": machine.name, **counts}, indent=1))
+                          "machine": machine.name, **counts,
+                          "beyond_training": model.beyond_training(values, procs, threads)}, indent=1))
         return 0
     print(f"{model.program}: {', '.join(f'{k}={v:g}' for k, v in values.items())} P={procs} T={threads}")
     print(f"{'key':10s} {'total (all ranks)':>20s} {'slowest rank':>16s}")
@@ -248,6 +249,9 @@ def model_counts(model_path: Path, assignments: list[str], caches: Path | None, 
         if key in counts["total"]:
             print(f"{key:10s} {counts['total'][key]:20.6g} {counts['slowest'][key]:16.6g}")
     print(f"slowest rank: {counts['slowest_rank']}")
+    beyond = model.beyond_training(values, procs, threads)
+    if beyond:
+        print(f"perfeq: note: {beyond}", file=sys.stderr)
     return 0
 
 

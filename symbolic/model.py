@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,35 @@ class CostModel:
     def uses_mpi(self) -> bool:
         """Whether the program's runs initialised MPI (models written before this say so: True)."""
         return any(run.get("mpi", True) for run in self.runs) if self.runs else True
+
+    def beyond_training(self, values: dict[str, float], procs: int, threads: int = 1) -> str | None:
+        """Where ``values``, P and T leave the training runs' range, and what the model carries there
+        that it did not derive from the source (the fitted, constant and measured counts and the
+        recursion its fallbacks name, which extrapolate as forms guessed from a few runs); None
+        inside the range, or when every count was derived."""
+        outside = []
+        for name, entry in self.parameters.items():
+            seen = [run["params"][entry["variable"]] for run in self.runs
+                    if isinstance(run.get("params", {}).get(entry["variable"]), (int, float))]
+            if name in values and seen and not min(seen) <= values[name] <= max(seen):
+                outside.append(f"{name}={values[name]:g} (runs: {_span(seen)})")
+        for name, value in (("P", procs), ("T", threads)):
+            seen = [run[name] for run in self.runs if isinstance(run.get(name), int)]
+            if seen and not min(seen) <= value <= max(seen):
+                outside.append(f"{name}={value} (runs: {_span(seen)})")
+        guessed: dict[str, list[str]] = {}
+        for note in self.fallbacks:
+            match = _FALLBACK.match(note)
+            if match and match["kind"] != "relaxed":
+                guessed.setdefault(f"{match['what']} {match['kind']}", []).append(match["where"])
+            elif "RECURSION NOT MODELLED" in note:
+                guessed.setdefault("recursion", []).append(note.split(": RECURSION")[0])
+        if not outside or not guessed:
+            return None
+        listed = "; ".join(f"{len(wheres)} {what} ({', '.join(wheres[:3])}{', ...' if len(wheres) > 3 else ''})"
+                           for what, wheres in sorted(guessed.items(), key=lambda kv: -len(kv[1])))
+        return (f"{', '.join(outside)} is beyond the training runs: counts the model fitted or measured instead of "
+                f"deriving them from the source are extrapolated there: {listed}")
 
     def require(self, *keys: str) -> None:
         """ModelError when this model was written before perfeq counted one of ``keys``."""
@@ -520,6 +550,15 @@ def _uninstrumented_loops(run: RunObservation) -> list[str]:
     return [f"{w.split(': warning: ')[0]}: loop NOT COUNTED: {w.split(': warning: ')[-1]}; its body's "
             "operations count once per pass, not per iteration (in the traces and the model alike)"
             for unit in run.units.values() for w in unit.warnings if "loop not found in the source" in w]
+
+
+# a fallback line of the model: "file.c:12: loop modeled as fit: ..." (counts/base.Fallback.message)
+_FALLBACK = re.compile(r"^(?P<where>.+?): (?P<what>[a-z][\w -]*?) modeled as (?P<kind>[\w-]+): ")
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:g}" if low == high else f"{low:g}-{high:g}"
 
 
 def _recursion(run: RunObservation) -> list[str]:

@@ -245,7 +245,7 @@ def run_predict(args: argparse.Namespace) -> int:
                                               application=args.application)
     # the model's own self-check (perfeq model): a count it did not reproduce at its training runs
     prediction = dataclasses.replace(prediction, edits=edits, warnings=prediction.warnings + tuple(
-        f"{args.model}: {warning}" for warning in model.self_check.get("warnings", [])))
+        _model_notes(args.model, model, values, procs, threads)))
     for note in prediction.warnings:  # loud: also on stderr, where a script reading the output sees it
         if note.startswith(UNPRICED):
             print(f"perfeq: warning: {note}", file=sys.stderr)
@@ -289,4 +289,14 @@ def _predict_from_probes(args: argparse.Namespace, model) -> int:
     print(f"{model.program} at {', '.join(f'{k}={v:g}' for k, v in values.items())}, P={procs}, T={threads} "
           f"(slowest rank {result.slowest}) on the probed machine {args.machine}")
     print(format_convolution(result))
+    for note in _model_notes(args.model, model, values, procs, threads):
+        print(f"warning: {note}")
     return 0
+
+
+def _model_notes(path: Path, model, values: dict[str, float], procs: int, threads: int) -> list[str]:
+    """What the model says of itself at this point: the training runs it did not reproduce (its
+    self-check) and the fitted or measured counts it extrapolates beyond the training runs."""
+    beyond = model.beyond_training(values, procs, threads)
+    return [f"{path}: {warning}" for warning in model.self_check.get("warnings", [])] + (
+        [f"{path}: {beyond}"] if beyond else [])

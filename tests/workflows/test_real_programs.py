@@ -1427,3 +1427,10 @@ def test_recursion_is_named_in_the_model(tmp_path, capsys):
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
     assert any("RECURSION NOT MODELLED" in f for f in fallbacks)
     assert "does not reproduce its own run" in err  # 7 queens: 3.7x the calls of 6 per call of main
+    # beyond the training runs, counts and predict say what the model extrapolates that it guessed
+    assert cli.main(["counts", str(tmp_path / "m.json"), "n=10"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"n=10 \(runs: 5-7\) is beyond the training runs: .*call measured-ratio \(\S*recursion\.c:\d+\)"
+                     rf".*1 recursion \(\S*recursion\.c:{solve}\)", err)
+    assert cli.main(["counts", str(tmp_path / "m.json"), "n=6"]) == 0
+    assert "beyond the training runs" not in capsys.readouterr().err
