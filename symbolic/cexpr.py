@@ -55,10 +55,11 @@ def parse_c_expression(text: str) -> c_ast.Node:
     return ast.ext[-1].body.block_items[0].rvalue
 
 
-def to_sympy(text: str, resolve: Resolver) -> sp.Expr:
-    """The sympy value of C expression ``text``."""
+def to_sympy(text: str, resolve: Resolver, opaque: Callable[[str], sp.Expr] | None = None) -> sp.Expr:
+    """The sympy value of C expression ``text``; with ``opaque``, a name, element, member or call
+    that does not resolve is ``opaque(its text)`` instead of Unresolved."""
     try:
-        return _Converter(resolve).visit(parse_c_expression(text))
+        return _Converter(resolve, opaque).visit(parse_c_expression(text))
     except (TypeError, ValueError, ZeroDivisionError, AttributeError) as exc:
         raise Unresolved(f"'{text}': {exc}") from None
 
@@ -80,15 +81,25 @@ def to_condition(text: str, resolve: Resolver) -> sp.Basic:
     return _as_bool(value)
 
 
+# the lvalues and calls an opaque converter may leave as symbols (to_sympy's ``opaque``)
+_OPAQUE_NODES = (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)
+
+
 class _Converter:
-    def __init__(self, resolve: Resolver):
+    def __init__(self, resolve: Resolver, opaque: Callable[[str], sp.Expr] | None = None):
         self.resolve = resolve
+        self.opaque = opaque
         self.expanding: set[str] = set()  # the function-like macros being expanded
 
     def visit(self, node: c_ast.Node) -> sp.Expr:
         method = getattr(self, "v_" + type(node).__name__, None)
         if method is None:
             raise Unresolved(f"unsupported construct {type(node).__name__}")
+        if self.opaque is not None and isinstance(node, _OPAQUE_NODES):
+            try:
+                return method(node)
+            except Unresolved:
+                return self.opaque(_GENERATOR.visit(node))
         return method(node)
 
     def v_Constant(self, node: c_ast.Constant) -> sp.Expr:

@@ -203,9 +203,15 @@ class LoopTrips(CountBase):
         """
         counted(loop)
         resolver = Resolver(unit, loop.function, loop.parent, loop.line, self.param_symbols)
-        first = self._loop_value(ctx, unit, loop, "init", resolver)
-        bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         var = loop_symbol(unit.key, loop.id, loop.var)
+        try:
+            first, bound = (to_sympy(getattr(loop, which), resolver) for which in ("init", "bound"))
+        except Unresolved:
+            window = _window(loop, resolver, self._sign)
+            if window is not None:
+                return (var, *window)
+            first = self._loop_value(ctx, unit, loop, "init", resolver)
+            bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         step, count = step_and_count(loop, resolver, first, bound, self._sign)
         return var, first, step, count
 
@@ -247,6 +253,8 @@ class LoopTrips(CountBase):
         scale = self._loop_scale.get(key, 1)
         if var not in expr.free_symbols:
             return scale * expr * count
+        if any(isinstance(symbol, _Opaque) for symbol in first.free_symbols):
+            raise Unresolved(f"a count depends on the variable of the loop at line {loop.line}, whose values are data")
         t = sp.Symbol(f"_t{loop.id}", integer=True, nonnegative=True)
         if isinstance(stride, tuple):  # var = first * k**t (or first / k**t)
             kind, factor = stride
@@ -260,6 +268,31 @@ class LoopTrips(CountBase):
         result, relaxed = _summation(expr, limits, loop, self._sign)
         self._relaxed = self._relaxed or relaxed
         return result
+
+
+class _Opaque(sp.Dummy):
+    """A value the model does not know (data: ``ix`` set by ``getTuple(boxes, iBox, &ix, ...)``)."""
+
+
+def _window(loop: LoopDescriptor, resolver: Resolver, sign) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(first value, stride, iterations) of a loop over a window around data, when its number of
+    iterations does not depend on the data: ``for (i = ix - 1; i <= ix + 1; i++)`` runs 3 times
+    whatever ``ix`` is (CoMD's neighbour boxes), ``for (k = start[b]; k < start[b] + w; k++)`` w
+    times.  What does not resolve stands for itself (:class:`_Opaque`); None when the count still
+    holds one of them."""
+    opaque: dict[str, sp.Symbol] = {}
+
+    def symbol(text: str) -> sp.Expr:
+        return opaque.setdefault(text, _Opaque(f"data_{len(opaque)}", integer=True))
+
+    try:
+        first, bound = (to_sympy(getattr(loop, which), resolver, symbol) for which in ("init", "bound"))
+        step, count = step_and_count(loop, resolver, first, bound, sign)
+    except Unresolved:
+        return None
+    if not opaque or count.free_symbols & set(opaque.values()):
+        return None
+    return first, step, count
 
 
 def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor, sign=None) -> tuple[sp.Expr, bool]:

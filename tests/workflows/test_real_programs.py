@@ -1434,3 +1434,20 @@ def test_recursion_is_named_in_the_model(tmp_path, capsys):
                      rf".*1 recursion \(\S*recursion\.c:{solve}\)", err)
     assert cli.main(["counts", str(tmp_path / "m.json"), "n=6"]) == 0
     assert "beyond the training runs" not in capsys.readouterr().err
+
+
+def test_loops_over_a_window_around_data_are_symbolic(tmp_path):
+    """`for (i = ix - 1; i <= ix + 1; i++)` with ix data (set through a pointer under a condition,
+    CoMD's getNeighborBoxes) and `for (w = start[b]; w < start[b] + 4; w++)` with start[] from
+    rand(): their trip counts do not depend on the data, so they are symbolic (they were fitted
+    constants), and the model is exact at 8x."""
+    instrumented, plain = build(REAL / "window.c", tmp_path)
+    same_output(instrumented, plain, 12)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (10, 20)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    source = (REAL / "window.c").read_text().splitlines()
+    windows = [i for i, line in enumerate(source, 1) if line.lstrip().startswith("for (") and ("ix - 1" in line or "start[b] + 4" in line)]
+    assert len(windows) == 2
+    fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert not [f for f in fallbacks if any(f"window.c:{line}: loop" in f for line in windows)], fallbacks
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "80.trace", 80), {"n": 80})
