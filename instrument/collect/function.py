@@ -90,6 +90,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
+        self.block_item: c_ast.Node | None = None  # the statement of a block being walked (items)
         self.guards: dict[int, int | None] = {}  # id of a search loop's guard if -> its predictor (loops.py)
         self.scope = Scope(unit.globals)
         self.assignments: list[d.Assignment] = []
@@ -318,6 +319,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
                 continue
             if depth == 1:
                 self._top_end = self._end_of(item)
+            self.block_item = item
             self.statement(item, depth, pending_pragmas)
             pending_pragmas = []
 

@@ -10,7 +10,7 @@ from pycparser import c_ast
 
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
-from perfeq.instrument.collect.loopplan import LoopPlan, LoopPlanning
+from perfeq.instrument.collect.loopplan import LoopPlan, LoopPlanning, _loop_flags
 from perfeq.instrument.collect.walk import find
 from perfeq.instrument.opcount import ZERO, OpCount
 from perfeq.instrument.source import SourceError
@@ -31,6 +31,8 @@ class LoopStatements(LoopPlanning):
     def loop_statement(self, node: c_ast.Node, kind: str, depth: int, pragmas: list) -> int | None:
         self._ensure_block()
         start = self.u.tok(node, kind)
+        if start is None and self.macro_loop(node, kind, depth, pragmas):
+            return None
         if start is None:
             if not (kind == "do" and isinstance(node.cond, c_ast.Constant) and node.cond.value == "0"):
                 # (a macro's do { ... } while (0) runs once: no loop to instrument)
@@ -49,6 +51,82 @@ class LoopStatements(LoopPlanning):
             self.scope, loops, loop_scopes, regions, self.parallel, self._slab_active = saved
             del self.loops[loops:], self.loop_scopes[loop_scopes:], self.regions[regions:]
             del self.loop_frames[len(self.loops):]
+
+    def macro_loop(self, node: c_ast.Node, kind: str, depth: int, pragmas: list) -> bool:
+        """A for or while loop whose header a macro writes and whose body's statements are in the
+        source (Parboil lbm's ``SWEEP_START(...) { ... SWEEP_END``, its five grid sweeps): its entries
+        counted before the macro's invocation, its iterations before the body's first statement, its
+        header read from the preprocessor's text.  Only where that is safe: the loop is a statement
+        of a block (not the unbraced body of an if or loop), in serial code, no OpenMP pragma on the loop,
+        and nothing leaves the body but break (the code after the loop stays in the block before
+        it).  False (nothing done) otherwise: the loop is then not instrumented, as before."""
+        body = node.stmt
+        if (self.block_item is not node or kind not in ("for", "while") or self.parallel or pragmas or not isinstance(body, c_ast.Compound)
+                or not body.block_items or isinstance(body.block_items[0], c_ast.Pragma)
+                or next(find(body, c_ast.Return, c_ast.Goto, c_ast.Label), None) is not None
+                or any(isinstance(call.name, c_ast.ID) and call.name.name in self.u.stoppers
+                       for call in find(body, c_ast.FuncCall))):
+            return False
+        invocation = self.macro_invocation(node)
+        first = self.u.tok(body.block_items[0])
+        if invocation is None or first is None or first <= invocation:
+            return False
+        saved = (self.scope, self.block, self._after)
+        self.scope = self.loop_scope(node, kind)
+        form = self.loop_form(node, kind)
+        flags, _ = _loop_flags(node, kind, form, self.has_goto)
+        counter = self.counter()
+        ops = tuple(counter.count(part) if part is not None else ZERO
+                    for part in ((node.init, node.cond, node.next) if kind == "for" else (None, node.cond, None)))
+        loop_id = len(self.u.unit.loops)
+        self.u.unit.loops.append(None)
+        anchor = self.block_id
+        entry_slot = self.slot()
+        self.u.insert(self.src.tokens[invocation].start, hooks.loop_entry(entry_slot, None), depth)
+        self.loops.append(loop_id)
+        self.loop_scopes.append(self.scope)
+        self.loop_frames.append((node, self.src.tokens[invocation].start, depth, self.scope))
+        try:
+            block = self.new_block("body", body.block_items[0].coord.line, self.src.tokens[first].start, depth + 1,
+                                   anchor)
+            self.items(body.block_items, depth + 1)
+        finally:
+            self.loops.pop()
+            self.loop_scopes.pop()
+            self.loop_frames.pop()
+            self.scope, self.block, self._after = saved
+        self.u.warn(node.coord.line, node.coord.column, f"{kind} loop written by a macro: counted at its invocation "
+                    "and at its body's first statement, its header read from the preprocessed text")
+        self.u.unit.loops[loop_id] = d.LoopDescriptor(
+            id=loop_id, function=self.index, kind=kind, line=node.coord.line, col=node.coord.column,
+            var=form.var, init=form.init, cond=self.text_or_generated(node.cond) if node.cond is not None else "",
+            op=form.op, bound=form.bound, step=self.text_or_generated(node.next) if kind == "for" and node.next else None,
+            stride=form.stride, depends=list(form.depends), parent=self.loop, block=anchor,
+            entry_slot=entry_slot, body_block=block.id, values={},
+            ops_init=ops[0].to_dict(), ops_cond=ops[1].to_dict(), ops_step=ops[2].to_dict(),
+            in_parallel=False, worksharing=False, flags=list(flags), predictor=None, once=bool(self.once),
+            inductions=[{"var": n, "init": i, "stride": st} for n, i, st in form.inductions],
+        )
+        return True
+
+    def macro_invocation(self, node: c_ast.Node) -> int | None:
+        """The token of the macro invocation that writes loop ``node``: at its coordinate, or the
+        first token of its line, an identifier that starts a statement (after ';', '{', '}', ':', a
+        preprocessor line, or a macro standing alone on its line such as ``SWEEP_END``)."""
+        if not self.u.in_main(node):
+            return None
+        tokens = self.src.tokens
+        index = self.src.token_at(node.coord.line, node.coord.column)
+        if index is None:
+            index = next((i for i, t in enumerate(tokens) if t.line == node.coord.line and t.kind != "pp"), None)
+        if index is None or tokens[index].kind != "ident":
+            return None
+        before = index - 1
+        if before < 0 or tokens[before].kind == "pp" or tokens[before].text in (";", "{", "}", ":"):
+            return index
+        alone = (tokens[before].kind == "ident" and tokens[before].line != tokens[index].line
+                 and (before == 0 or tokens[before - 1].line != tokens[before].line))
+        return index if alone else None
 
     def walk_loop(self, node: c_ast.Node, kind: str, start: int, depth: int, pragmas: list) -> int:
         """Plan the loop, insert its hooks, walk its body, describe it; the offset after it."""
