@@ -89,7 +89,7 @@ class CallSites:
                 self.argv_param(node, call, name, lvalue)
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
-            if name in SCANNERS and self.loop is None:
+            if name in SCANNERS and (self.loop is None or self.validation_loop(call, name)):
                 self.input_params(node, call, name)
             elif not name.startswith("MPI_"):
                 self.grid_params(node, call)
@@ -391,6 +391,21 @@ class CallSites:
         if lvalue:
             path, text = lvalue
             self.param(stmt, path, lvalue_symbol(path), "argv", call, text)
+
+    def validation_loop(self, call: c_ast.FuncCall, name: str) -> bool:
+        """Whether the scanner ``call`` is in a loop that reads a size until it is valid, the only
+        loop around it: a while or do-while whose condition tests what it reads (LLNL mpi_wave's
+        ``while ((nsteps < 1) || (nsteps > MAXSTEPS)) { ... scanf("%d", &nsteps); }``).  The value
+        after the loop is the size (recorded after the function's top statement); a loop reading
+        data (``for (i = 0; i < n; i++) fscanf(f, "%d", &a[i])``) is not such a loop."""
+        if len(self.loops) != 1 or not self.loop_frames:
+            return False
+        loop = self.loop_frames[-1][0]
+        if not isinstance(loop, (c_ast.While, c_ast.DoWhile)) or loop.cond is None:
+            return False
+        args = call.args.exprs if call.args else []
+        read = {path for path, _ in _addressed(args[SCANNERS[name]:])}
+        return bool(read) and read <= names(loop.cond)
 
     def input_params(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
         """``fscanf(in, "%d %d", &nx, &cfg.steps)`` or ``fread(&w, sizeof w, 1, f)`` outside loops:

@@ -1463,3 +1463,24 @@ def test_loops_over_a_window_around_data_are_symbolic(tmp_path):
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
     assert not [f for f in fallbacks if any(f"window.c:{line}: loop" in f for line in windows)], fallbacks
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "80.trace", 80), {"n": 80})
+
+
+def test_sizes_read_in_a_loop_until_they_are_valid_are_parameters(tmp_path):
+    """`while (points < 10 || ...) fscanf(f, "%d", &points)` and a do-while reading the steps: both
+    are parameters (the value after the loop), so the model is exact at 8x; the retries of an
+    invalid value are the validation loop's own iterations."""
+    instrumented, plain = build(REAL / "validation.c", tmp_path)
+    inputs = {name: tmp_path / f"{name}.in" for name in ("a", "b", "big")}
+    inputs["a"].write_text("5 100 0 20\n")  # an invalid value of each first
+    inputs["b"].write_text("200 30\n")
+    inputs["big"].write_text("800 30\n")
+    same_output(instrumented, plain, inputs["a"])
+    small = [trace(instrumented, tmp_path / f"{n}.trace", inputs[n]) for n in ("a", "b")]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    model = json.loads((tmp_path / "m.json").read_text())
+    assert {entry["variable"] for entry in model["parameters"].values()} == {"points", "nsteps"}
+    big = trace(instrumented, tmp_path / "big.trace", inputs["big"])
+    measured = measured_counts(from_trace(big))["total"]
+    predicted = load_model(tmp_path / "m.json").counts({"points": 800, "nsteps": 30}, 1, 1)["total"]
+    assert predicted["flops"] == pytest.approx(measured["flops"], rel=1e-12) and measured["flops"] > 800 * 30 * 4
+    assert predicted["ops"] == pytest.approx(measured["ops"], rel=1e-3)  # the retries: a first-run constant
