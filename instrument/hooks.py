@@ -70,8 +70,8 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_CALLED", ("unit", "site", "callee", "call")),
     Macro("PERFEQ_LEAF_CALLED", ("unit", "k", "call")),
     Macro("PERFEQ_LEAF_TWIN", ("unit", "k", "f")),
-    Macro("PERFEQ_LEAF_ARGS", ("unit", "k")),
-    Macro("PERFEQ_LEAF_ARGS0", ("unit", "k")),
+    Macro("PERFEQ_LEAF_ARGS", ("unit", "k"), threaded=True),
+    Macro("PERFEQ_LEAF_ARGS0", ("unit", "k"), threaded=True),
     Macro("PERFEQ_MPI", ("site",)),
 )}
 
@@ -207,10 +207,11 @@ def leaf_twin(k: int) -> Wrapper:
     return _opener("PERFEQ_LEAF_TWIN", UNIT, k), ")"
 
 
-def leaf_arguments(k: int, empty: bool) -> str:
-    """After the opening parenthesis of a call of a twin: the caller's slots for site ``k``
-    (``empty``: the call has no arguments of its own, no comma after them)."""
-    return f"{MACROS['PERFEQ_LEAF_ARGS0' if empty else 'PERFEQ_LEAF_ARGS'](UNIT, k)} "
+def leaf_arguments(k: int, empty: bool, where: str = SERIAL) -> str:
+    """After the opening parenthesis of a call of a twin: the caller's slots for site ``k``, in a
+    parallel construct the calling thread's (``where``; ``empty``: the call has no arguments of its
+    own, no comma after them)."""
+    return f"{MACROS['PERFEQ_LEAF_ARGS0' if empty else 'PERFEQ_LEAF_ARGS'](UNIT, k, where=where)} "
 
 
 def mpi(site: int) -> Wrapper:

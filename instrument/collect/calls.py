@@ -169,7 +169,7 @@ class CallSites:
             extent = None
         elif extent is not None:
             start, close, args = extent
-            if self.leaf_call(call, name):
+            if self.leaf_call(call, name) and (not self.parallel or self.twin_callable(start, name)):
                 k = len(self.u.leaf_calls)
                 self.u.leaf_calls.append((self.index, site, name))
                 if not self.twin_call(start, close, name, k):
@@ -181,30 +181,36 @@ class CallSites:
             block=self.block_id, loop=self.loop, instrumented=extent is not None, header=header,
         ))
 
-    def twin_call(self, start: int, close: int, name: str, k: int) -> bool:
-        """Leaf call site ``k`` written ``name(args)`` in the file's own text, of a leaf with a twin
-        (collect/twins.py): the call made a call of the twin with this context's slots; False
-        otherwise (PERFEQ_LEAF_CALLED then)."""
+    def twin_callable(self, start: int, name: str) -> bool:
+        """Whether the call of ``name`` written from token ``start`` can call its twin (twin_call);
+        in a parallel construct only the twin of a leaf that records no values can be called, with
+        the calling thread's slab of this context (PERFEQ_LEAF_ARGS_L / _MT)."""
         twin = self.u.twins.get(name)
         tokens = self.src.tokens
-        if twin is None or self.u.included_file is not None or tokens[start].text != name \
-                or tokens[start + 1].text != "(":
+        return (twin is not None and self.u.included_file is None and tokens[start].text == name
+                and tokens[start + 1].text == "(" and self.definition_start is not None
+                and (twin.valueless or not self.parallel))
+
+    def twin_call(self, start: int, close: int, name: str, k: int) -> bool:
+        """Leaf call site ``k`` written ``name(args)`` in the file's own text, of a leaf with a twin
+        (collect/twins.py): the call made a call of the twin with this context's slots (in a
+        parallel construct, the thread's); False otherwise (PERFEQ_LEAF_CALLED then)."""
+        if not self.twin_callable(start, name):
             return False
-        here = self.definition_start
-        if here is None:
-            return False
+        twin, tokens, here = self.u.twins[name], self.src.tokens, self.definition_start
         self.u.wrap(tokens[start].start, tokens[start].end, *hooks.leaf_twin(k))
-        self.u.insert(tokens[start + 1].end, hooks.leaf_arguments(k, empty=close == start + 2))
+        self.u.insert(tokens[start + 1].end, hooks.leaf_arguments(k, empty=close == start + 2, where=self.where))
         twin.used = True
         if twin.defined_at > here:
             twin.callers.add(here)  # defined after this caller: its prototype goes before it
         return True
 
     def leaf_call(self, call: c_ast.FuncCall, name: str) -> bool:
-        """A call of one of this unit's leaf functions that can count into this context: from serial
-        code (a parallel construct's threads would share the slots), its arguments calling no
-        function of the program (that call would take the leaf's announcement)."""
-        if name not in self.u.leaves or self.parallel:
+        """A call of one of this unit's leaf functions that can count into this context (in a
+        parallel construct only through its twin, twin_callable: the threads would share the slots
+        of an announced call), its arguments calling no function of the program (that call would
+        take the leaf's announcement)."""
+        if name not in self.u.leaves:
             return False
         return not any(c is None or self._pointer_variable(c) or (c in self.u.user_functions and c not in self.u.inlined)
                        for c in map(callee, calls(call.args) if call.args is not None else ()))

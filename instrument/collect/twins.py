@@ -49,6 +49,17 @@ class Twin:
     begin_seq: int | None = None  # the sequence number of PERFEQ_LEAF_BEGIN's insertion
     used: bool = False  # a call site calls it
     callers: set[int] = field(default_factory=set)  # definition starts of its callers defined before it
+    # records no values (no loop, no allocation): callable from a parallel construct, with the
+    # calling thread's slab and no value slots (PERFEQ_LEAF_ARGS_L / _MT)
+    valueless: bool = False
+
+
+def records_no_values(funcdef: c_ast.FuncDef, allocators: tuple[str, ...]) -> bool:
+    """Whether a function's instrumented body records no values: no loop (bounds recorded at
+    entry) and no allocation (sizes recorded)."""
+    body = funcdef.body
+    return next(find(body, c_ast.For, c_ast.While, c_ast.DoWhile), None) is None and not any(
+        isinstance(call.name, c_ast.ID) and call.name.name in allocators for call in find(body, c_ast.FuncCall))
 
 
 def twin_header(funcdef: c_ast.FuncDef) -> str | None:

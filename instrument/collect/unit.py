@@ -18,9 +18,9 @@ from pycparser import c_ast
 
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
-from perfeq.instrument.collect.calls import argv_setters
+from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters
 from perfeq.instrument.collect.function import FunctionCollector
-from perfeq.instrument.collect.twins import Twin, twin_header
+from perfeq.instrument.collect.twins import Twin, records_no_values, twin_header
 from perfeq.instrument.collect.walk import command_line_names, element_text, find, generate, walk
 from perfeq.instrument.opcount import Scope, struct_key, type_of_decl
 from perfeq.instrument.preprocess import Macro, substitute
@@ -195,7 +195,8 @@ class UnitCollector:
                         and self.tok(funcdef.body, "{") is not None):
                     header = twin_header(funcdef)
                     if header is not None:
-                        self.twins[name] = Twin(name, header, start)
+                        self.twins[name] = Twin(name, header, start,
+                                                valueless=records_no_values(funcdef, ALLOCATORS))
 
     def definition_start(self, funcdef: c_ast.FuncDef) -> int | None:
         """The offset where a function's definition starts (its first specifier) in the text being

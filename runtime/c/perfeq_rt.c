@@ -541,6 +541,8 @@ static perfeq_ctx_t *perfeq__scratch_for(int nslots)
     return &perfeq__scratch;
 }
 
+static void perfeq__saw_team(void);
+
 static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, perfeq_unit_t *unit,
                                      int func, perfeq_unit_t *caller_unit, int site)
 {
@@ -575,6 +577,8 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
     c->caller_unit = caller_unit;
     c->site = site;
     c->thread = t->id;
+    /* a function a team's threads call (a parallel loop whose body only calls) shows the team too */
+    perfeq__saw_team();
     c->nslots = nslots;
     c->nvalues = nvalues;
     c->sibling = node->children;
@@ -890,8 +894,9 @@ perfeq_count_t *perfeq_twin_scratch(const perfeq_unit_t *unit, int k)
 
 void perfeq_leaf_first(perfeq_ctx_t *ctx, const perfeq_leaf_t *leaf)
 {
-    perfeq__lock();
-    ctx->counts[leaf->counts + 1] = (perfeq_count_t)perfeq__g.next_ctx_id++ + 1;
+    perfeq__lock(); /* once per context and site: the threads of a team each see their first call */
+    if (!ctx->counts[leaf->counts + 1])
+        ctx->counts[leaf->counts + 1] = (perfeq_count_t)perfeq__g.next_ctx_id++ + 1;
     perfeq__unlock();
 }
 
@@ -1322,15 +1327,10 @@ static void perfeq__write_slots(FILE *f, long id, const perfeq_count_t *counts, 
 
 static void perfeq__write_context(FILE *f, perfeq_ctx_t *c)
 {
-    const perfeq__slab_t *s;
     const perfeq_unit_t *u = c->unit;
-    int i;
     perfeq__write_header(f, c->id, c->parent ? c->parent->id : -1, u->registered - 1, c->func,
                          c->caller_unit ? c->caller_unit->registered - 1 : -1, c->site, c->thread, c->calls,
                          c->regions, c->recursive);
-    for (s = c->slabs; s; s = s->next) /* the trace sums the threads' slabs */
-        for (i = 0; i < c->nslots; i++)
-            c->counts[i] += s->counts[i];
     perfeq__write_slots(f, c->id, c->counts, u->funcs[c->func].nslots, c->values, u->funcs[c->func].nvalues);
     perfeq__write_mpi(f, c->mpi, c->id);
 }
@@ -1366,7 +1366,17 @@ static void perfeq__write_contexts(FILE *f)
     long n = perfeq__g.next_ctx_id, id;
     perfeq__written_t *order = (perfeq__written_t *)calloc((size_t)(n > 0 ? n : 1), sizeof *order);
     perfeq_ctx_t *c;
+    perfeq__slab_t *s;
     int i;
+    /* the trace sums the threads' slabs, leaf sites' slots included (a leaf's twin called in a
+     * parallel construct counts its calls there: perfeq__leaf_called reads the sums) */
+    for (c = perfeq__g.ctx_first; c; c = c->next) {
+        for (s = c->slabs; s; s = s->next)
+            for (i = 0; i < c->nslots; i++)
+                c->counts[i] += s->counts[i];
+        for (s = c->slabs; s; s = s->next)
+            memset(s->counts, 0, (size_t)c->nslots * sizeof *s->counts);
+    }
     if (!order) { /* out of memory: creation order, each leaf context after its caller */
         for (c = perfeq__g.ctx_first; c; c = c->next) {
             perfeq__write_context(f, c);

@@ -620,16 +620,38 @@ static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, 
 {
     return perfeq__twin_ok(unit, k, x) ? ((perfeq_ctx_head_t *)x)->values + unit->leaves[k].values : 0;
 }
+/* In a parallel construct (leaves that record no values only): the site's slots in the calling
+ * thread's slab of the caller's context, ``slab`` (perfeq__cm, or NULL: looked up), no values. */
+static __inline__ perfeq_count_t *perfeq__twin_counts_team(perfeq_unit_t *unit, int k, perfeq_ctx_t *x,
+                                                           perfeq_count_t *slab)
+{
+    const perfeq_leaf_t *l = &unit->leaves[k];
+    perfeq_count_t *counts;
+    if (__builtin_expect(!perfeq__twin_ok(unit, k, x), 0))
+        return perfeq_twin_scratch(unit, k);
+    counts = slab ? slab : perfeq_counts_mt(x);
+    if (!counts[l->counts]++)
+        perfeq_leaf_first(x, l);
+    return counts + l->counts + 2;
+}
 #define PERFEQ_LEAF_TWIN(unit, k, f) perfeq__twin__##f
 #define PERFEQ_LEAF_ARGS(unit, k)                                                                 \
     perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x),
 #define PERFEQ_LEAF_ARGS0(unit, k)                                                                \
     perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x)
+#define PERFEQ_LEAF_ARGS_L(unit, k)  perfeq__twin_counts_team(&(unit), (k), perfeq__x, perfeq__cm), 0,
+#define PERFEQ_LEAF_ARGS0_L(unit, k) perfeq__twin_counts_team(&(unit), (k), perfeq__x, perfeq__cm), 0
+#define PERFEQ_LEAF_ARGS_MT(unit, k)  perfeq__twin_counts_team(&(unit), (k), perfeq__x, 0), 0,
+#define PERFEQ_LEAF_ARGS0_MT(unit, k) perfeq__twin_counts_team(&(unit), (k), perfeq__x, 0), 0
 #else
 #define PERFEQ__TWINS 0
 #define PERFEQ_LEAF_TWIN(unit, k, f) (PERFEQ__ANNOUNCE_LEAF(unit, k), f)
 #define PERFEQ_LEAF_ARGS(unit, k)
 #define PERFEQ_LEAF_ARGS0(unit, k)
+#define PERFEQ_LEAF_ARGS_L(unit, k)
+#define PERFEQ_LEAF_ARGS0_L(unit, k)
+#define PERFEQ_LEAF_ARGS_MT(unit, k)
+#define PERFEQ_LEAF_ARGS0_MT(unit, k)
 #endif
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 /* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
@@ -702,6 +724,10 @@ static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, 
 #define PERFEQ_LEAF_TWIN(unit, k, f) f
 #define PERFEQ_LEAF_ARGS(unit, k)
 #define PERFEQ_LEAF_ARGS0(unit, k)
+#define PERFEQ_LEAF_ARGS_L(unit, k)
+#define PERFEQ_LEAF_ARGS0_L(unit, k)
+#define PERFEQ_LEAF_ARGS_MT(unit, k)
+#define PERFEQ_LEAF_ARGS0_MT(unit, k)
 #define PERFEQ_MPI(site)        ((void)0)
 #define PERFEQ_SHARED
 

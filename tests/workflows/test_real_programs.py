@@ -1437,7 +1437,8 @@ def test_recursion_is_named_in_the_model(tmp_path, capsys):
     assert re.search(r"recursion\.c:\d+: call modeled as measured-ratio: call of solve runs \d+ times per execution "
                      r"of its block: solve is recursive", err)
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
-    assert any("RECURSION NOT MODELLED" in f for f in fallbacks)
+    assert [f for f in fallbacks if "RECURSION NOT MODELLED" in f] == [f for f in fallbacks if "'solve'" in f]
+    assert len([f for f in fallbacks if "RECURSION NOT MODELLED" in f]) == 1  # not never_called, which never ran
     assert "does not reproduce its own run" in err  # 7 queens: 3.7x the calls of 6 per call of main
     # beyond the training runs, counts and predict say what the model extrapolates that it guessed
     assert cli.main(["counts", str(tmp_path / "m.json"), "n=10"]) == 0

@@ -25,6 +25,11 @@ static long solve(int *q, int r, int n)
     return s;
 }
 
+int never_called(int lo, int hi) /* recursive, dead code (Rodinia particlefilter's findIndexBin): not named */
+{
+    return hi <= lo ? lo : never_called(lo, (lo + hi) / 2);
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 8;
