@@ -563,7 +563,7 @@ def _span(values: list[float]) -> str:
 
 def _recursion(run: RunObservation) -> list[str]:
     """Functions that call themselves: the runtime folds their recursive calls into one context, so
-    their calls are the first run's measured ratio and the counts under them hold at that run's size
+    their calls are a ratio measured in one training run and the counts under them hold at that run's size
     only (BOTS nqueens: -95 % at 8x, with a self-check warning that did not say why)."""
     ran = {(ctx.unit, ctx.function) for ctx in run.contexts()}
     notes = []
@@ -573,9 +573,9 @@ def _recursion(run: RunObservation) -> list[str]:
             where, _, message = warning.partition(": warning: recursion is not supported: ")
             called = re.match(r"'([^']+)'", message)
             if message and (called is None or called.group(1) in entered):  # (not a function never called)
-                notes.append(f"{where}: RECURSION NOT MODELLED: {message.split(';')[0]}; its calls are the first "
-                             "run's measured number per call site, so the counts under it do not follow the problem "
-                             "size (measure at the size you predict)")
+                notes.append(f"{where}: RECURSION NOT MODELLED: {message.split(';')[0]}; its calls are a number "
+                             "per call site measured in one training run, so the counts under it do not follow the "
+                             "problem size (measure at the size you predict)")
     return notes
 
 
