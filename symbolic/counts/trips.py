@@ -89,7 +89,7 @@ class LoopTrips(CountBase):
                 entries = node.counter(rank, loop.entry_slot)
                 if not entries:
                     continue
-                number = float(count) if count.is_number else _number(count, self.values(run, rank))
+                number = _number(count, self.values(run, rank))  # None where it is no finite number (n/0)
                 if number is None or abs(number * entries - node.counter(rank, slot)) > 1e-9 * max(1, entries):
                     return False
                 entered = True

@@ -1485,3 +1485,14 @@ def test_sizes_read_in_a_loop_until_they_are_valid_are_parameters(tmp_path):
     predicted = load_model(tmp_path / "m.json").counts({"points": 800, "nsteps": 30}, 1, 1)["total"]
     assert predicted["flops"] == pytest.approx(measured["flops"], rel=1e-12) and measured["flops"] > 800 * 30 * 4
     assert predicted["ops"] == pytest.approx(measured["ops"], rel=1e-3)  # the retries: a first-run constant
+
+
+def test_an_array_filled_through_a_call_after_its_initialiser_does_not_stop_the_model(tmp_path):
+    """`int d[2] = {0, 0}; setdims(2, d); by = n / d[1]`: the initialiser made the trip count n/0,
+    and `perfeq model` stopped with an internal error (jacobi2d's MPI_Dims_create); now the loops
+    that count does not reproduce are fitted, exact at 8x."""
+    instrumented, plain = build(REAL / "arrayout.c", tmp_path)
+    same_output(instrumented, plain, 64)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (64, 128)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "512.trace", 512), {"n": 512})
