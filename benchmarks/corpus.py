@@ -47,7 +47,8 @@ In prepare, build, args and files, {NAME} is replaced by the size's value and {P
 process and thread counts ({{ and }} stand for a literal brace, as in str.format); a prepare or build that names a size is done once per size (sizes compiled
 in with -D or a generated header). The parameter values given to `perfeq counts` and `perfeq predict`
 at the big size are the ones the instrumented program recorded in its own trace at that size (the
-model's `parameters` name the program variables).
+model's `parameters` name the program variables), and so is T: the largest team the run recorded
+(Rodinia lud sets 40 threads itself, whatever OMP_NUM_THREADS says).
 """
 
 from __future__ import annotations
@@ -304,10 +305,14 @@ class Program:
 
     def big_values(self, trace: Path) -> list[str]:
         """The model's parameter values in the 8x run, as perfeq reads them (`perfeq counts MODEL
-        --trace`: what the run recorded, and the sizes its build compiled in)."""
+        --trace`: what the run recorded, and the sizes its build compiled in), and its threads
+        (``T=``, the largest team the run recorded: a program that sets its own thread count, Rodinia
+        lud's omp_set_num_threads(40), does not run on OMP_NUM_THREADS)."""
         done = self.perfeq_cmd(["counts", str(self.work / "model.json"), "--trace", str(trace), "--json"], "counts")
-        values = json.loads(done.out)["values"].items()
-        return [f"{symbol}={int(value) if float(value).is_integer() else value}" for symbol, value in values]
+        read = json.loads(done.out)
+        values = [f"{symbol}={int(value) if float(value).is_integer() else value}"
+                  for symbol, value in read["values"].items()]
+        return values + [f"T={read['T']}"]
 
     def counts(self, model: dict, procs: int, threads: int) -> tuple[dict, list[str]]:
         trace = self.work / "traces" / f"big-P{procs}-T{threads}.trace"
@@ -315,7 +320,7 @@ class Program:
         measured = json.loads(self.perfeq_cmd(["counts", "--trace", str(trace), "--json"], "counts").out)["total"]
         values = self.big_values(trace)
         model_counts = json.loads(self.perfeq_cmd(["counts", str(self.work / "model.json"), *values, f"P={procs}",
-                                                   f"T={threads}", "--json"], "counts", threads=threads).out)
+                                                   "--json"], "counts", threads=threads).out)
         # the trace's total of critical-path messages is the run's critical path (the maximum over the
         # ranks, symbolic/measured.py count_trace); the model's total sums every key over the ranks
         predicted = {**model_counts["total"], "startup": max(model_counts["per_rank"].get("startup", [0]))}
@@ -340,8 +345,9 @@ class Program:
 
     def _predicted(self, machine: Path, values: list[str], procs: int, threads: int, step: str) -> dict:
         """``perfeq predict MODEL --machine MACHINE ... --json``, read."""
+        threads_given = [] if any(v.startswith("T=") for v in values) else [f"T={threads}"]
         done = self.perfeq_cmd(["predict", str(self.work / "model.json"), "--machine", str(machine), *values,
-                                f"P={procs}", f"T={threads}", "--json"], step, threads=threads)
+                                f"P={procs}", *threads_given, "--json"], step, threads=threads)
         return json.loads(done.out)
 
     def predict(self, machine: Path, values: list[str], procs: int, threads: int) -> dict:
@@ -365,8 +371,9 @@ def reprice(row: dict, model: Path, probes: Path, perfeq: str) -> dict:
         if found is None:
             times.append(t)
             continue
+        threads = [] if any(v.startswith("T=") for v in found) else [f"T={t['T']}"]
         done = subprocess.run([perfeq, "predict", str(model), "--machine", str(probes), *found, f"P={t['P']}",
-                               f"T={t['T']}", "--json"], capture_output=True, text=True, check=False,
+                               *threads, "--json"], capture_output=True, text=True, check=False,
                               env={**os.environ, "OMP_NUM_THREADS": str(t["T"])})
         seconds = json.loads(done.stdout)["seconds"] if done.returncode == 0 else None
         times.append({**t, "probes_s": seconds} if seconds is not None else {k: v for k, v in t.items() if k != "probes_s"})
