@@ -169,10 +169,13 @@ class CallSites:
             extent = None
         elif extent is not None:
             start, close, args = extent
-            if self.leaf_call(call, name) and (not self.parallel or self.twin_callable(start, name)):
+            twin = self.twin_callable(start, name)
+            if self.leaf_call(call, name) and (twin or not self.parallel):
                 k = len(self.u.leaf_calls)
                 self.u.leaf_calls.append((self.index, site, name))
-                if not self.twin_call(start, close, name, k):
+                if twin:
+                    self.twin_call(start, close, name, k)
+                else:
                     self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.leaf_called(k))
             else:
                 self.u.wrap(self.src.tokens[start].start, self.src.tokens[close].end, *hooks.called(site, name))
@@ -182,28 +185,26 @@ class CallSites:
         ))
 
     def twin_callable(self, start: int, name: str) -> bool:
-        """Whether the call of ``name`` written from token ``start`` can call its twin (twin_call);
-        in a parallel construct only the twin of a leaf that records no values can be called, with
-        the calling thread's slab of this context (PERFEQ_LEAF_ARGS_L / _MT)."""
+        """Whether the call of ``name`` written from token ``start`` can call its twin (twin_call):
+        a leaf with a twin, called by its name in the file's own text; in a parallel construct only
+        the twin of a leaf that records no values, with the calling thread's slab of this context
+        (PERFEQ_LEAF_ARGS_L / _MT).  Otherwise PERFEQ_LEAF_CALLED, in serial code."""
         twin = self.u.twins.get(name)
         tokens = self.src.tokens
         return (twin is not None and self.u.included_file is None and tokens[start].text == name
                 and tokens[start + 1].text == "(" and self.definition_start is not None
                 and (twin.valueless or not self.parallel))
 
-    def twin_call(self, start: int, close: int, name: str, k: int) -> bool:
-        """Leaf call site ``k`` written ``name(args)`` in the file's own text, of a leaf with a twin
-        (collect/twins.py): the call made a call of the twin with this context's slots (in a
-        parallel construct, the thread's); False otherwise (PERFEQ_LEAF_CALLED then)."""
-        if not self.twin_callable(start, name):
-            return False
+    def twin_call(self, start: int, close: int, name: str, k: int) -> None:
+        """Leaf call site ``k`` written ``name(args)``, whose twin it can call (twin_callable): the
+        call made a call of the twin with this context's slots (in a parallel construct, the
+        thread's)."""
         twin, tokens, here = self.u.twins[name], self.src.tokens, self.definition_start
         self.u.wrap(tokens[start].start, tokens[start].end, *hooks.leaf_twin(k))
         self.u.insert(tokens[start + 1].end, hooks.leaf_arguments(k, empty=close == start + 2, where=self.where))
         twin.used = True
         if twin.defined_at > here:
             twin.callers.add(here)  # defined after this caller: its prototype goes before it
-        return True
 
     def leaf_call(self, call: c_ast.FuncCall, name: str) -> bool:
         """A call of one of this unit's leaf functions that can count into this context (in a

@@ -1370,13 +1370,12 @@ static void perfeq__write_contexts(FILE *f)
     int i;
     /* the trace sums the threads' slabs, leaf sites' slots included (a leaf's twin called in a
      * parallel construct counts its calls there: perfeq__leaf_called reads the sums) */
-    for (c = perfeq__g.ctx_first; c; c = c->next) {
-        for (s = c->slabs; s; s = s->next)
+    for (c = perfeq__g.ctx_first; c; c = c->next)
+        for (s = c->slabs; s; s = s->next) {
             for (i = 0; i < c->nslots; i++)
                 c->counts[i] += s->counts[i];
-        for (s = c->slabs; s; s = s->next)
             memset(s->counts, 0, (size_t)c->nslots * sizeof *s->counts);
-    }
+        }
     if (!order) { /* out of memory: creation order, each leaf context after its caller */
         for (c = perfeq__g.ctx_first; c; c = c->next) {
             perfeq__write_context(f, c);

@@ -472,11 +472,15 @@ static __inline__ int perfeq__branch(perfeq_count_t *s, int taken)
  * taken, as the tests had them.  Exact, not an estimate: after PERFEQ_BRANCH_HISTORY taken
  * outcomes the history is all taken, and after 3 more its 2-bit counter is saturated, so the later
  * taken outcomes change nothing and mispredict nothing. */
-static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
+static __inline__ void perfeq__branch_run(perfeq_count_t *s, perfeq_count_t n, int taken)
 {
     perfeq_count_t i, m = n < PERFEQ_BRANCH_HISTORY + 3 ? n : PERFEQ_BRANCH_HISTORY + 3;
     for (i = 0; i < m; i++)
-        perfeq__branch(s, 1);
+        perfeq__branch(s, taken);
+}
+static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
+{
+    perfeq__branch_run(s, n, 1);
     perfeq__branch(s, 0);
 }
 /* Around such a loop: v holds its body counter (slot b) at entry; p is the predictor's first slot. */
@@ -496,9 +500,7 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
  * PERFEQ_BRANCH_HISTORY + 3 outcomes alike the predictor's state no longer changes. */
 static __inline__ void perfeq__guard_branch(perfeq_count_t *s, perfeq_count_t n, int taken)
 {
-    perfeq_count_t i, m = n < PERFEQ_BRANCH_HISTORY + 3 ? n : PERFEQ_BRANCH_HISTORY + 3;
-    for (i = 0; i < m; i++)
-        perfeq__branch(s, 0);
+    perfeq__branch_run(s, n, 0);
     if (taken)
         perfeq__branch(s, 1);
 }
@@ -605,13 +607,17 @@ static __inline__ int perfeq__twin_ok(const perfeq_unit_t *unit, int k, perfeq_c
     return perfeq_recording && c && c->unit == unit && c->func == unit->leaves[k].caller
         && unit->leaves[k].callee >= 0;
 }
-static __inline__ perfeq_count_t *perfeq__twin_counts(perfeq_unit_t *unit, int k, perfeq_ctx_t *x)
+/* The site's slots in the caller's context x: its own counters (team 0), or in a parallel construct
+ * (leaves that record no values only) the calling thread's slab, ``slab`` (perfeq__cm, or NULL:
+ * looked up). */
+static __inline__ perfeq_count_t *perfeq__twin_counts(perfeq_unit_t *unit, int k, perfeq_ctx_t *x, int team,
+                                                      perfeq_count_t *slab)
 {
     const perfeq_leaf_t *l = &unit->leaves[k];
     perfeq_count_t *counts;
     if (__builtin_expect(!perfeq__twin_ok(unit, k, x), 0))
         return perfeq_twin_scratch(unit, k);
-    counts = ((perfeq_ctx_head_t *)x)->counts;
+    counts = !team ? ((perfeq_ctx_head_t *)x)->counts : slab ? slab : perfeq_counts_mt(x);
     if (!counts[l->counts]++)
         perfeq_leaf_first(x, l);
     return counts + l->counts + 2;
@@ -620,38 +626,18 @@ static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, 
 {
     return perfeq__twin_ok(unit, k, x) ? ((perfeq_ctx_head_t *)x)->values + unit->leaves[k].values : 0;
 }
-/* In a parallel construct (leaves that record no values only): the site's slots in the calling
- * thread's slab of the caller's context, ``slab`` (perfeq__cm, or NULL: looked up), no values. */
-static __inline__ perfeq_count_t *perfeq__twin_counts_team(perfeq_unit_t *unit, int k, perfeq_ctx_t *x,
-                                                           perfeq_count_t *slab)
-{
-    const perfeq_leaf_t *l = &unit->leaves[k];
-    perfeq_count_t *counts;
-    if (__builtin_expect(!perfeq__twin_ok(unit, k, x), 0))
-        return perfeq_twin_scratch(unit, k);
-    counts = slab ? slab : perfeq_counts_mt(x);
-    if (!counts[l->counts]++)
-        perfeq_leaf_first(x, l);
-    return counts + l->counts + 2;
-}
 #define PERFEQ_LEAF_TWIN(unit, k, f) perfeq__twin__##f
 #define PERFEQ_LEAF_ARGS(unit, k)                                                                 \
-    perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x),
+    perfeq__twin_counts(&(unit), (k), perfeq__x, 0, 0), perfeq__twin_values(&(unit), (k), perfeq__x),
 #define PERFEQ_LEAF_ARGS0(unit, k)                                                                \
-    perfeq__twin_counts(&(unit), (k), perfeq__x), perfeq__twin_values(&(unit), (k), perfeq__x)
-#define PERFEQ_LEAF_ARGS_L(unit, k)  perfeq__twin_counts_team(&(unit), (k), perfeq__x, perfeq__cm), 0,
-#define PERFEQ_LEAF_ARGS0_L(unit, k) perfeq__twin_counts_team(&(unit), (k), perfeq__x, perfeq__cm), 0
-#define PERFEQ_LEAF_ARGS_MT(unit, k)  perfeq__twin_counts_team(&(unit), (k), perfeq__x, 0), 0,
-#define PERFEQ_LEAF_ARGS0_MT(unit, k) perfeq__twin_counts_team(&(unit), (k), perfeq__x, 0), 0
+    perfeq__twin_counts(&(unit), (k), perfeq__x, 0, 0), perfeq__twin_values(&(unit), (k), perfeq__x)
+#define PERFEQ_LEAF_ARGS_L(unit, k)  perfeq__twin_counts(&(unit), (k), perfeq__x, 1, perfeq__cm), 0,
+#define PERFEQ_LEAF_ARGS0_L(unit, k) perfeq__twin_counts(&(unit), (k), perfeq__x, 1, perfeq__cm), 0
+#define PERFEQ_LEAF_ARGS_MT(unit, k)  perfeq__twin_counts(&(unit), (k), perfeq__x, 1, 0), 0,
+#define PERFEQ_LEAF_ARGS0_MT(unit, k) perfeq__twin_counts(&(unit), (k), perfeq__x, 1, 0), 0
 #else
 #define PERFEQ__TWINS 0
 #define PERFEQ_LEAF_TWIN(unit, k, f) (PERFEQ__ANNOUNCE_LEAF(unit, k), f)
-#define PERFEQ_LEAF_ARGS(unit, k)
-#define PERFEQ_LEAF_ARGS0(unit, k)
-#define PERFEQ_LEAF_ARGS_L(unit, k)
-#define PERFEQ_LEAF_ARGS0_L(unit, k)
-#define PERFEQ_LEAF_ARGS_MT(unit, k)
-#define PERFEQ_LEAF_ARGS0_MT(unit, k)
 #endif
 #define PERFEQ_MPI(site)        perfeq_mpi_site(perfeq__x, (site))
 /* Added after default(none) in an OpenMP construct: the variables the hooks use inside it. */
@@ -722,16 +708,19 @@ static __inline__ perfeq_count_t *perfeq__twin_counts_team(perfeq_unit_t *unit, 
 #define PERFEQ_LEAF_CALLED(unit, k, call) (call)
 #define PERFEQ__TWINS 0
 #define PERFEQ_LEAF_TWIN(unit, k, f) f
+#define PERFEQ_MPI(site)        ((void)0)
+#define PERFEQ_SHARED
+
+#endif /* PERFEQ_OFF */
+
+#if !PERFEQ__TWINS /* (PERFEQ_OFF, PERFEQ_NO_LEAVES) a leaf call site calls f: no slots before its arguments */
 #define PERFEQ_LEAF_ARGS(unit, k)
 #define PERFEQ_LEAF_ARGS0(unit, k)
 #define PERFEQ_LEAF_ARGS_L(unit, k)
 #define PERFEQ_LEAF_ARGS0_L(unit, k)
 #define PERFEQ_LEAF_ARGS_MT(unit, k)
 #define PERFEQ_LEAF_ARGS0_MT(unit, k)
-#define PERFEQ_MPI(site)        ((void)0)
-#define PERFEQ_SHARED
-
-#endif /* PERFEQ_OFF */
+#endif
 
 #ifdef __cplusplus
 }
