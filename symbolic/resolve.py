@@ -19,9 +19,10 @@ from functools import partial
 import sympy as sp
 
 from perfeq.arguments import path_root
-from perfeq.instrument.descriptors import Assignment, LoopDescriptor, UnitDescriptors
+from perfeq.instrument.descriptors import Assignment, CommDescriptor, LoopDescriptor, UnitDescriptors
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
+from perfeq.symbolic.communicators import communicator
 from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
@@ -36,6 +37,7 @@ __all__ = ["LOOP_SYMBOLS", "Resolver", "UnitView", "condition_resolver", "formal
            "loop_symbol", "parameter_symbol"]
 
 MAX_DEPTH = 20
+_COMM_QUERIES = ("MPI_Comm_size", "MPI_Comm_rank")
 
 
 def _given_anyway(value: sp.Expr, returned: sp.Expr, condition) -> bool:
@@ -97,6 +99,12 @@ class Resolver:
         self.actual: Callable[[sp.Expr], sp.Expr] | None = None
         # names given a value here (the unknown of a recurrence being solved: ``ln`` in ``ln = 2 * ln``)
         self.fixed: dict[str, sp.Expr] = {}
+
+    def elsewhere(self, unit: UnitView, function: int, loop: int | None, line: int) -> Resolver:
+        """A resolver at another point of the program, with the same parameters, one level deeper."""
+        other = Resolver(unit, function, loop, line, self.param_symbols)
+        other.depth = self.depth + 1
+        return other
 
     def __call__(self, name: str) -> sp.Expr:
         self.depth += 1
@@ -258,9 +266,14 @@ class Resolver:
         return name.isidentifier() and any(assignment.line < c.line <= self.line for c in self._calls_passing(name))
 
     def _calls_passing(self, name: str) -> list:
-        """The calls this function makes with ``&name`` as an argument."""
-        return [c for c in self.unit.data.calls
-                if c.function == self.function and any(a.replace(" ", "") == f"&{name}" for a in c.args)]
+        """The calls this function makes with ``&name`` as an argument: of the program's functions,
+        and ``MPI_Comm_size`` and ``MPI_Comm_rank``."""
+        def passes(args: list[str]) -> bool:
+            return any(a.replace(" ", "") == f"&{name}" for a in args)
+
+        return [*(c for c in self.unit.data.calls if c.function == self.function and passes(c.args)),
+                *(c for c in self.unit.data.comms if c.function == self.function and c.call in _COMM_QUERIES
+                  and passes(c.args[1:]))]
 
     def _out_argument(self, name: str) -> sp.Expr | None:
         """A local (not a parameter candidate) the function gives its value by passing its address to a call before this point
@@ -282,6 +295,8 @@ class Resolver:
         call = max(before, key=lambda c: (c.line, c.col))
         if call.loop is not None or self._conditional(call.block):
             raise Unresolved(f"'{name}' is set through its address by calls (line {call.line})")
+        if isinstance(call, CommDescriptor):  # MPI_Comm_size(comm, &size) with comm no MPI_COMM_WORLD
+            return self._comm_query(call)
         position = next(i for i, a in enumerate(call.args) if a.replace(" ", "") == f"&{name}")
         for unit, index, function in self._definitions(call.callee):
             if position >= len(function.params):
@@ -301,6 +316,16 @@ class Resolver:
             sub.actual = partial(with_arguments, function=function, args=call.args, resolve=at_call)
             return sub.actual(to_sympy(sets[0].text, sub))
         raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
+
+    def _comm_query(self, call: CommDescriptor) -> sp.Expr:
+        """What ``MPI_Comm_size(comm, &size)`` or ``MPI_Comm_rank(comm, &rank)`` sets: the size of the
+        communicator or this rank's rank in it (perfeq.symbolic.communicators)."""
+        size, rank = communicator(call.args[0], self.elsewhere(self.unit, self.function, call.loop, call.line))
+        if call.call == "MPI_Comm_size":
+            return size
+        if rank is None:
+            raise Unresolved(f"this rank's rank in {call.args[0]} (line {call.line}) is not known")
+        return rank
 
     def _global_value(self, name: str) -> sp.Expr | None:
         """A global this function does not assign: the value of its one assignment in the program

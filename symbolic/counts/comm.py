@@ -24,6 +24,7 @@ from perfeq.arguments import canonical_lvalue
 from perfeq.instrument.descriptors import CommDescriptor
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
+from perfeq.symbolic.communicators import communicator, size_symbols
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, _rational
 from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank, summed_messages
 from perfeq.symbolic.resolve import Resolver, UnitView
@@ -109,7 +110,7 @@ def comm_counts(comm: CommDescriptor, resolver: Resolver, records: list, nbytes:
     if spec.root is not None:
         try:
             root = to_sympy(comm.root, resolver) if comm.root else sp.Integer(0)
-            if root.free_symbols - {P, RANK} - _size_symbols(resolver):
+            if root.free_symbols - {P, RANK} - size_symbols(resolver):
                 raise Unresolved("the root changes inside a loop")
             v = sp.Mod(rank - root, size)
             return fns["sent"](size, v), fns["blocks"](size, v) * nbytes, fns["critical"](size), notes
@@ -117,83 +118,6 @@ def comm_counts(comm: CommDescriptor, resolver: Resolver, records: list, nbytes:
             notes.append(f"root {comm.root} not symbolic ({exc}): per-rank messages averaged over ranks")
             return fns["avg_sent"](size), fns["avg_blocks"](size) * nbytes, fns["critical"](size), notes
     return fns["sent"](size, rank), fns["blocks"](size, rank) * nbytes, fns["critical"](size), notes
-
-
-def communicator(text: str, resolver: Resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr | None]:
-    """(size, this rank's rank in it) of the communicator or group ``text`` names, from its
-    construction in the unit; the rank None when it cannot be told (a group of listed ranks).
-
-    ``MPI_COMM_WORLD``: (P, rank); ``MPI_COMM_SELF``: (1, 0); ``MPI_Comm_dup``, ``MPI_Comm_group``:
-    their communicator's; ``MPI_Group_incl(g, n, ...)``: n; ``MPI_Group_excl(g, n, ...)``: g's size
-    less n; ``MPI_Comm_create(c, g, ...)``: g's; ``MPI_Comm_split(c, color, ...)`` with color
-    ``r / k`` (rows of k consecutive ranks): k, rank r mod k; with color ``r % k`` (columns): the
-    ranks of c congruent to r mod k, rank r / k; a color without the rank: c's; color ``r``: (1, 0).
-    The construction is the last one before the use in the same function (a group variable reused
-    for the rows and then the columns), else the unit's only one; a handle not built in the unit,
-    or built several times elsewhere, is taken as MPI_COMM_WORLD (a communicator passed as a
-    parameter usually is); one built otherwise raises Unresolved.
-    """
-    text = text.strip()
-    if depth > 6:
-        raise Unresolved(f"'{text}': resolution too deep")
-    if text in resolver.unit.macros:  # #define COMM MPI_COMM_WORLD
-        return communicator(resolver.unit.macros[text], resolver, depth + 1)
-    if text == "MPI_COMM_SELF":
-        return sp.Integer(1), sp.Integer(0)
-    name = canonical_lvalue(text)
-    built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
-    before = [c for c in built if c.function == resolver.function and c.line < resolver.line]
-    if before:  # the last construction before the use, in the same function (a handle reused)
-        made = max(before, key=lambda c: c.line)
-    elif len(built) == 1:
-        made = built[0]
-    else:
-        return P, RANK  # MPI_COMM_WORLD, a parameter, or built in several places elsewhere
-    at = Resolver(resolver.unit, made.function, made.loop, made.line, resolver.param_symbols)
-    args = made.args
-
-    def value(index: int) -> sp.Expr:
-        expr = to_sympy(args[index], at)
-        if expr.free_symbols - {P, RANK} - _size_symbols(at):
-            raise Unresolved(f"'{args[index]}' at line {made.line} is not a function of the sizes, P and the rank")
-        return expr
-
-    kind = made.constructor
-    if kind in ("MPI_Comm_dup", "MPI_Comm_group") and len(args) == 2:
-        return communicator(args[0], at, depth + 1)
-    if kind == "MPI_Comm_create" and len(args) == 3:
-        return communicator(args[1], at, depth + 1)
-    if kind == "MPI_Group_incl" and len(args) == 4:
-        return value(1), None
-    if kind == "MPI_Group_excl" and len(args) == 4:
-        return communicator(args[0], at, depth + 1)[0] - value(1), None
-    if kind == "MPI_Comm_split" and len(args) == 4:
-        size, rank = communicator(args[0], at, depth + 1)
-        if rank is None:
-            raise Unresolved(f"a split of a group of listed ranks at line {made.line}")
-        return _split(value(1), size, rank, made.line)
-    raise Unresolved(f"{kind} at line {made.line}")
-
-
-def _split(color: sp.Expr, size: sp.Expr, rank: sp.Expr, line: int) -> tuple[sp.Expr, sp.Expr]:
-    """(size, rank) of this rank's part of a communicator of ``size`` split by ``color`` (keys in
-    rank order)."""
-    if RANK not in color.free_symbols:
-        return size, rank
-    if color == rank:
-        return sp.Integer(1), sp.Integer(0)
-    if isinstance(color, sp.floor):  # rank / k: k consecutive ranks
-        k = sp.simplify(rank / color.args[0])
-        if RANK not in k.free_symbols:
-            return k, sp.Mod(rank, k)
-    if isinstance(color, sp.Mod) and color.args[0] == rank and RANK not in color.args[1].free_symbols:
-        k = color.args[1]  # rank % k: every k-th rank
-        return sp.floor((size - 1 - sp.Mod(rank, k)) / k) + 1, sp.floor(rank / k)
-    raise Unresolved(f"the color {color} at line {line} is not rank / k or rank % k")
-
-
-def _size_symbols(resolver: Resolver) -> set:
-    return {s for s in resolver.param_symbols.values() if isinstance(s, sp.Symbol)}
 
 
 def type_size(datatype: str | None) -> sp.Integer | None:
@@ -222,7 +146,7 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
     if len(here or built) != 1:
         return None  # not built in this unit, or built in several places
     made = (here or built)[0]
-    at = Resolver(resolver.unit, made.function, made.loop, made.line, resolver.param_symbols)
+    at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
     args = made.args
     try:
         if made.constructor == "MPI_Type_contiguous" and len(args) == 3:
@@ -240,7 +164,7 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
         return None
     old = datatype_bytes(args[-2], at, depth + 1)
     size = None if old is None else sp.sympify(elements * old)
-    if size is None or size.free_symbols - {P, RANK, *_size_symbols(resolver)}:
+    if size is None or size.free_symbols - {P, RANK, *size_symbols(resolver)}:
         return None  # (built from another function's parameters)
     return size
 

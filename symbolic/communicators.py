@@ -1,0 +1,119 @@
+"""Sizes of MPI communicators and this rank's rank in them (symbolic stage).
+
+Part of perfeq stage 3 (symbolic/): what ``MPI_Comm_size(c, &size)`` and ``MPI_Comm_rank(c, &r)``
+give at a point of the program, and how many ranks a collective on ``c`` spans, from the
+construction of ``c`` in the program (``MPI_Comm_split``, ``MPI_Comm_dup``, groups), or, for a
+communicator a function receives as a parameter, from the arguments its callers pass.  Used by
+name resolution (perfeq.symbolic.resolve) and the message counts (perfeq.symbolic.counts.comm).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from perfeq.arguments import canonical_lvalue
+from perfeq.symbolic.cexpr import Unresolved, to_sympy
+from perfeq.symbolic.symbols import RANK, P
+
+MAX_DEPTH = 6
+
+
+def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr | None]:
+    """(size, this rank's rank in it) of the communicator or group ``text`` names at ``resolver``'s
+    point (a :class:`~perfeq.symbolic.resolve.Resolver`); the rank None when it cannot be told (a
+    group of listed ranks).
+
+    ``MPI_COMM_WORLD``: (P, rank); ``MPI_COMM_SELF``: (1, 0); ``MPI_Comm_dup``, ``MPI_Comm_group``:
+    their communicator's; ``MPI_Group_incl(g, n, ...)``: n; ``MPI_Group_excl(g, n, ...)``: g's size
+    less n; ``MPI_Comm_create(c, g, ...)``: g's; ``MPI_Comm_split(c, color, ...)`` with color
+    ``r / k`` (rows of k consecutive ranks): k (fewer in a last row P does not fill), rank r mod k;
+    with color ``r % k`` (columns): the ranks of c congruent to r mod k, rank r / k; a color
+    without the rank: c's; color ``r``: (1, 0).  The construction is the last one before the use in
+    the same function (a group variable reused for the rows and then the columns), else the unit's
+    only one.  A parameter of the function (``my_bcast(data, n, MPI_Comm comm)``) is what every
+    call of the function in the program passes, when they agree (none: a callback, taken as
+    MPI_COMM_WORLD; different ones: Unresolved).  A handle not built in the unit, or built several
+    times elsewhere, is taken as MPI_COMM_WORLD; one built otherwise raises Unresolved.
+    """
+    text = text.strip()
+    if depth > MAX_DEPTH:
+        raise Unresolved(f"'{text}': resolution too deep")
+    if text in resolver.unit.macros:  # #define COMM MPI_COMM_WORLD
+        return communicator(resolver.unit.macros[text], resolver, depth + 1)
+    if text == "MPI_COMM_SELF":
+        return sp.Integer(1), sp.Integer(0)
+    if text == "MPI_COMM_WORLD":
+        return P, RANK
+    name = canonical_lvalue(text)
+    built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
+    before = [c for c in built if c.function == resolver.function and c.line < resolver.line]
+    if before:  # the last construction before the use, in the same function (a handle reused)
+        made = max(before, key=lambda c: c.line)
+    elif name and name in resolver.fdesc.params:
+        return _passed(name, resolver, depth)
+    elif len(built) == 1:
+        made = built[0]
+    else:
+        return P, RANK  # MPI_COMM_WORLD, or built in several places elsewhere
+    at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
+    args = made.args
+
+    def value(index: int) -> sp.Expr:
+        expr = to_sympy(args[index], at)
+        if expr.free_symbols - {P, RANK} - size_symbols(at):
+            raise Unresolved(f"'{args[index]}' at line {made.line} is not a function of the sizes, P and the rank")
+        return expr
+
+    kind = made.constructor
+    if kind in ("MPI_Comm_dup", "MPI_Comm_group") and len(args) == 2:
+        return communicator(args[0], at, depth + 1)
+    if kind == "MPI_Comm_create" and len(args) == 3:
+        return communicator(args[1], at, depth + 1)
+    if kind == "MPI_Group_incl" and len(args) == 4:
+        return value(1), None
+    if kind == "MPI_Group_excl" and len(args) == 4:
+        return communicator(args[0], at, depth + 1)[0] - value(1), None
+    if kind == "MPI_Comm_split" and len(args) == 4:
+        size, rank = communicator(args[0], at, depth + 1)
+        if rank is None:
+            raise Unresolved(f"a split of a group of listed ranks at line {made.line}")
+        return _split(value(1), size, rank, made.line)
+    raise Unresolved(f"{kind} at line {made.line}")
+
+
+def _passed(name: str, resolver, depth: int) -> tuple[sp.Expr, sp.Expr | None]:
+    """The communicator every call of the resolver's function passes as its parameter ``name``."""
+    function = resolver.fdesc
+    position = function.params.index(name)
+    found = set()
+    for unit in resolver.unit.peers:
+        for call in unit.data.calls:
+            if call.callee != function.name or position >= len(call.args):
+                continue
+            caller = resolver.elsewhere(unit, call.function, call.loop, call.line)
+            found.add(communicator(call.args[position], caller, depth + 1))
+    if len(found) > 1:
+        raise Unresolved(f"the calls of {function.name} pass different communicators as '{name}'")
+    return found.pop() if found else (P, RANK)
+
+
+def _split(color: sp.Expr, size: sp.Expr, rank: sp.Expr, line: int) -> tuple[sp.Expr, sp.Expr]:
+    """(size, rank) of this rank's part of a communicator of ``size`` split by ``color`` (keys in
+    rank order)."""
+    if RANK not in color.free_symbols:
+        return size, rank
+    if color == rank:
+        return sp.Integer(1), sp.Integer(0)
+    if isinstance(color, sp.floor):  # rank / k: k consecutive ranks, the last row what is left
+        k = sp.simplify(rank / color.args[0])
+        if RANK not in k.free_symbols:
+            return sp.Min(k, size - k * color), sp.Mod(rank, k)
+    if isinstance(color, sp.Mod) and color.args[0] == rank and RANK not in color.args[1].free_symbols:
+        k = color.args[1]  # rank % k: every k-th rank
+        return sp.floor((size - 1 - sp.Mod(rank, k)) / k) + 1, sp.floor(rank / k)
+    raise Unresolved(f"the color {color} at line {line} is not rank / k or rank % k")
+
+
+def size_symbols(resolver) -> set:
+    """The problem-size symbols a resolver knows (P and the rank are not among them)."""
+    return {s for s in resolver.param_symbols.values() if isinstance(s, sp.Symbol)}
