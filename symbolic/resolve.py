@@ -38,6 +38,12 @@ __all__ = ["LOOP_SYMBOLS", "Resolver", "UnitView", "condition_resolver", "formal
 
 MAX_DEPTH = 20
 _COMM_QUERIES = ("MPI_Comm_size", "MPI_Comm_rank")
+_ELEMENT = re.compile(r"([A-Za-z_]\w*)\[(\d+)\]")  # an element at a constant index: d[1]
+
+
+def _writes_into(function, param: str) -> bool:
+    """Whether ``function`` assigns through its pointer parameter ``param`` (``*p = ...``, ``p[i] = ...``)."""
+    return any(a.variable == f"*{param}" or a.variable.startswith(f"{param}[") for a in function.assignments)
 
 
 def _given_anyway(value: sp.Expr, returned: sp.Expr, condition) -> bool:
@@ -260,28 +266,49 @@ class Resolver:
                     yield unit, index, function
 
     def _passed_after(self, name: str, assignment: Assignment) -> bool:
-        """Whether this function passes ``&name`` to a call after ``assignment`` (on a later line)
-        and before this point: the call, not the assignment (an initialiser, Ember sweep3d's
-        ``int myX = -1;``), gives the value here (:meth:`_out_argument`)."""
-        return name.isidentifier() and any(assignment.line < c.line <= self.line for c in self._calls_passing(name))
+        """Whether this function passes ``&name`` (or the array ``name`` is an element of) to a call
+        after ``assignment`` (on a later line) and before this point: the call, not the assignment
+        (an initialiser, Ember sweep3d's ``int myX = -1;``), gives the value here (:meth:`_out_argument`)."""
+        return any(assignment.line < c.line <= self.line for c in self._calls_passing(name))
+
+    @staticmethod
+    def _passing(name: str) -> dict[str, int]:
+        """The arguments (C text without spaces) by which a call may set ``name``, each with the
+        element of the callee's parameter that is ``name``: ``&n`` (0); for ``d[1]`` also ``d`` (1)."""
+        forms = {f"&{name}": 0}
+        element = _ELEMENT.fullmatch(name)
+        if element:
+            forms[element[1]] = int(element[2])
+        return forms
 
     def _calls_passing(self, name: str) -> list:
-        """The calls this function makes with ``&name`` as an argument: of the program's functions,
-        and ``MPI_Comm_size`` and ``MPI_Comm_rank``."""
-        def passes(args: list[str]) -> bool:
-            return any(a.replace(" ", "") == f"&{name}" for a in args)
+        """The calls this function makes that may set ``name`` through an argument: functions of the
+        program given ``&name`` or, for an element, its array that they write into; ``MPI_Comm_size``
+        and ``MPI_Comm_rank`` given ``&name``."""
+        forms = self._passing(name)
 
-        return [*(c for c in self.unit.data.calls if c.function == self.function and passes(c.args)),
+        def writes(call) -> bool:
+            for position, arg in enumerate(call.args):
+                arg = arg.replace(" ", "")
+                if arg == f"&{name}":
+                    return True
+                if arg in forms and any(position < len(f.params) and _writes_into(f, f.params[position])
+                                        for _, _, f in self._definitions(call.callee)):
+                    return True
+            return False
+
+        return [*(c for c in self.unit.data.calls if c.function == self.function and writes(c)),
                 *(c for c in self.unit.data.comms if c.function == self.function and c.call in _COMM_QUERIES
-                  and passes(c.args[1:]))]
+                  and any(a.replace(" ", "") == f"&{name}" for a in c.args[1:]))]
 
     def _out_argument(self, name: str) -> sp.Expr | None:
-        """A local (not a parameter candidate) the function gives its value by passing its address to a call before this point
-        (``setup(&n1, lt)``; the last such call), to a function of the program that sets it through that
-        parameter with one unconditional ``*p = expr;`` outside loops: ``expr`` resolved in the
-        callee, its parameters replaced by the call's arguments resolved here.  None when no call
-        takes ``&name``; Unresolved when the value cannot be known that way."""
-        if not name.isidentifier() or name not in self.fdesc.locals:
+        """A local (not a parameter candidate) the function gives its value by passing its address
+        (or, for an element, its array) to a call before this point (``setup(&n1, lt)``,
+        ``setdims(2, d)``; the last such call), to a function of the program that sets it through that
+        parameter with one unconditional ``*p = expr;`` (``p[1] = expr;``) outside loops: ``expr``
+        resolved in the callee, its parameters replaced by the call's arguments resolved here.  None
+        when no call takes it; Unresolved when the value cannot be known that way."""
+        if path_root(name) not in self.fdesc.locals or not (name.isidentifier() or _ELEMENT.fullmatch(name)):
             return None
         passing = self._calls_passing(name)
         if not passing:
@@ -297,12 +324,15 @@ class Resolver:
             raise Unresolved(f"'{name}' is set through its address by calls (line {call.line})")
         if isinstance(call, CommDescriptor):  # MPI_Comm_size(comm, &size) with comm no MPI_COMM_WORLD
             return self._comm_query(call)
-        position = next(i for i, a in enumerate(call.args) if a.replace(" ", "") == f"&{name}")
+        forms = self._passing(name)
+        position, offset = next((i, forms[a.replace(" ", "")]) for i, a in enumerate(call.args)
+                                if a.replace(" ", "") in forms)
         for unit, index, function in self._definitions(call.callee):
             if position >= len(function.params):
                 continue
-            target = f"*{function.params[position]}"
-            sets = [a for a in function.assignments if a.variable in (target, f"{function.params[position]}[0]")]
+            param = function.params[position]
+            targets = (f"{param}[{offset}]", *((f"*{param}",) if offset == 0 else ()))
+            sets = [a for a in function.assignments if a.variable in targets]
             sub = Resolver(unit, index, None, function.line, self.param_symbols)
             sub.depth = self.depth + 1
             straight = function.inlined_ops is not None  # a straight-line function: every statement runs
@@ -435,6 +465,8 @@ class Resolver:
             if any(a.loop is not None and self.unit.loops[a.loop].line < self.line for a in candidates):
                 raise Unresolved(f"'{name}' is assigned only inside loops")
             return None
+        if chosen.op == "call":  # MPI_Dims_create(size, 2, dims), memset(a, ...): not what was assigned before
+            raise Unresolved(f"'{name}' is set by a call to {chosen.text} (line {chosen.line})")
         if chosen.loop is not None and (chosen.op != "=" or re.search(rf"\b{re.escape(name)}\b", chosen.text)):
             # from its value in the iteration before (``ln = 2 * ln`` earlier in this loop's body)
             raise _Stepped(f"'{name}' changes inside an enclosing loop (line {chosen.line})", chosen)

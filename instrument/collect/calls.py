@@ -20,6 +20,7 @@ from perfeq.instrument.collect.walk import (
     callee,
     calls,
     direct_value,
+    element_path,
     element_text,
     find,
     formal_parameters,
@@ -29,6 +30,7 @@ from perfeq.instrument.collect.walk import (
     names,
     ternaries,
     walk,
+    writable_arguments,
 )
 from perfeq.instrument.opcount import ZERO, OpCount
 from perfeq.instrument.source import SourceError
@@ -52,6 +54,8 @@ _HANDLES = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, "datat
             **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, "communicators"))}
 ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
+# calls whose writes through their arguments the symbolic stage knows (perfeq.symbolic.communicators)
+_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
 
 
@@ -83,6 +87,8 @@ class CallSites:
                     self.argv_struct(node, call, *lvalue)
             elif name.startswith("MPI_"):
                 self.mpi_call(call, name)
+                if name == "MPI_Dims_create":
+                    self.dims_params(node, call)
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
@@ -93,6 +99,8 @@ class CallSites:
                 self.input_params(node, call, name)
             elif not name.startswith("MPI_"):
                 self.grid_params(node, call)
+            if name not in self.u.user_functions:
+                self.set_by_call(call, name)
         for ternary in ternaries(node):
             self.ternary(ternary)
 
@@ -459,6 +467,48 @@ class CallSites:
             typ = self.scope.lookup(path) if path.isidentifier() else None
             if typ is not None and typ.depth == 0 and not typ.struct:
                 self.param(stmt, path, lvalue_symbol(path), "procgrid", call, text)
+
+    def dims_params(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
+        """``MPI_Dims_create(size, 2, dims)`` outside loops, ``dims`` a local array: its elements are
+        the sides of a process grid, candidates like ``factor(P, &px, &py)``'s (source ``procgrid``;
+        the model takes each as grid_lo(P) or grid_hi(P) where the runs show it is one)."""
+        args = call.args.exprs if call.args else []
+        if self.loop is not None or len(args) != 3 or not isinstance(args[1], c_ast.Constant) \
+                or not isinstance(args[2], c_ast.ID):
+            return
+        typ = self.scope.lookup(args[2].name)
+        if typ is None or typ.depth != 1 or not typ.is_array or typ.floating or typ.struct:
+            return
+        for index in range(min(int(args[1].value.rstrip("uUlL"), 0), 3)):
+            path = f"{args[2].name}[{index}]"
+            self.param(stmt, path, lvalue_symbol(path), "procgrid", call, path)
+
+    def set_by_call(self, call: c_ast.FuncCall, name: str) -> None:
+        """Variables this function assigned before (``int pdims[2] = {0, 0};``) that a call to a
+        function the program does not define may write (``MPI_Dims_create(size, 2, pdims)``,
+        ``MPI_Allreduce(&local, &total, ...)``: an address or an array given to a parameter that is
+        no pointer to const): recorded as set by the call (op ``call``), so that the symbolic stage
+        does not take the value from before the call (text: the callee's name).  Not for the calls whose writes it knows
+        (``MPI_Comm_size``, ``MPI_Comm_rank``) or that make parameters of them (scanners, getters)."""
+        if name in _KNOWN_WRITERS or name in SCANNERS or not call.args:
+            return
+        args = call.args.exprs
+        for position in sorted(writable_arguments(self.u.prototypes.get(name), len(args))):
+            arg = args[position]
+            if isinstance(arg, c_ast.UnaryOp) and arg.op == "&":
+                path = lvalue_path(arg.expr) or element_path(arg.expr)
+            elif isinstance(arg, c_ast.ID) and (typ := self.scope.lookup(arg.name)) is not None and typ.is_array:
+                path = arg.name
+            else:
+                continue
+            if path is None or any(p.variable == path and p.function == self.index for p in self.u.unit.params):
+                continue
+            written = dict.fromkeys(a.variable for a in self.assignments
+                                    if a.variable == path or a.variable.startswith((f"{path}[", f"{path}.")))
+            for variable in written:
+                self.assignments.append(d.Assignment(variable=variable, op="call", text=name,
+                                                     line=call.coord.line, block=self.block_id, loop=self.loop,
+                                                     is_global=self._is_global(variable)))
 
     def inlined_setter(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str) -> None:
         """``set_warmup(atoi(optarg))`` of a straight-line setter (``options.skip = value;``), which

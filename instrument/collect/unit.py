@@ -72,6 +72,7 @@ class UnitCollector:
         self.globals = Scope()
         self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
         self.functions: set[str] = set()  # every function the unit declares or defines (a library's too)
+        self.prototypes: dict[str, c_ast.FuncDecl] = {}  # the declarations of functions, by name
         self.defined: list[c_ast.FuncDef] = []
         self.unit = d.UnitDescriptors(source=source.path, digest="", instrumented="")
         self._seq = 0
@@ -269,6 +270,7 @@ class UnitCollector:
                 self.globals.names[ext.name] = type_of_decl(ext.type, self.typedefs)
                 if isinstance(ext.type, c_ast.FuncDecl):
                     self.functions.add(ext.name)
+                    self.prototypes[ext.name] = ext.type
                 if isinstance(ext.type, c_ast.FuncDecl) and (self.in_program_text(ext) or self._program_header(ext)):
                     self.user_functions.add(ext.name)
 

@@ -216,6 +216,26 @@ def formal_parameters(funcdef: c_ast.FuncDef) -> list[tuple[str, c_ast.Node]]:
     return found
 
 
+def writable_arguments(decl: c_ast.FuncDecl | None, count: int) -> set[int]:
+    """The positions among ``count`` arguments of a call to a function declared ``decl`` (no
+    definition in the program) through which it may write the caller's variables: a pointer or
+    array parameter to something not ``const`` (``int dims[]``, ``void *recvbuf``; not ``const void
+    *buf``); with no prototype, and beyond a variadic one's named parameters, every position."""
+    params = decl.args.params if decl is not None and decl.args is not None else None
+    if params is None:
+        return set(range(count))
+    found = set()
+    for position in range(count):
+        if position >= len(params) or isinstance(params[position], c_ast.EllipsisParam):
+            if any(isinstance(p, c_ast.EllipsisParam) for p in params):
+                found.add(position)
+            continue
+        typ = getattr(params[position], "type", None)
+        if isinstance(typ, (c_ast.PtrDecl, c_ast.ArrayDecl)) and "const" not in getattr(typ.type, "quals", []):
+            found.add(position)
+    return found
+
+
 def references(node: c_ast.Node | None) -> list[dict]:
     """The array and pointer references of an expression, in evaluation-free pre-order: each
     ``{"array", "index", "mode", "line"}`` with ``array`` the canonical name of what is indexed

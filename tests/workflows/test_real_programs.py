@@ -1489,12 +1489,13 @@ def test_sizes_read_in_a_loop_until_they_are_valid_are_parameters(tmp_path):
 
 def test_an_array_filled_through_a_call_after_its_initialiser_does_not_stop_the_model(tmp_path):
     """`int d[2] = {0, 0}; setdims(2, d); by = n / d[1]`: the initialiser made the trip count n/0,
-    and `perfeq model` stopped with an internal error (jacobi2d's MPI_Dims_create); now the loops
-    that count does not reproduce are fitted, exact at 8x."""
+    and `perfeq model` stopped with an internal error (jacobi2d's MPI_Dims_create); session 33: the
+    elements are what setdims stores (d[1] = 1), and every loop is symbolic, exact at 8x."""
     instrumented, plain = build(REAL / "arrayout.c", tmp_path)
     same_output(instrumented, plain, 64)
     small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (64, 128)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["fallbacks"] == []
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "512.trace", 512), {"n": 512})
 
 
@@ -1511,3 +1512,18 @@ def test_communicators_passed_to_functions_are_sized_from_their_callers(tmp_path
     assert data["self_check"]["worst_error"] == 0
     assert not data["fallbacks"], data["fallbacks"]
     assert_exact(tmp_path / "m.json", run(4, 800, "big.trace"), {"n": 800})
+
+
+def test_a_process_grid_from_mpi_dims_create_is_symbolic_in_p(tmp_path):
+    """tests/c/real/dimscreate.c: ``int pdims[2] = {0, 0}; MPI_Dims_create(size, 2, pdims)``: the
+    elements are the grid's sides, grid_hi(P) and grid_lo(P), not the initialiser's zeros (n / 0
+    before), so the tile loops are exact on a 2 x 2 grid never trained; a sum MPI_Allreduce writes
+    into an initialised variable is fitted, and the fallback names the call."""
+    run = mpi_program(tmp_path, REAL / "dimscreate.c")
+    small = [run(procs, 60 * procs, f"P{procs}.trace") for procs in (1, 2, 3)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert len(data["fallbacks"]) == 1 and "dimscreate.c:26" in data["fallbacks"][0] \
+        and "set by a call to MPI_Allreduce (line 25)" in data["fallbacks"][0], data["fallbacks"]
+    assert_exact(tmp_path / "m.json", run(4, 240, "P4.trace"), {"n": 240})

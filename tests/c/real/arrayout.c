@@ -1,7 +1,7 @@
 /* An array initialised to {0, 0} and filled by a call through a pointer (MPI_Dims_create(size, 2,
  * pdims) in the SC17 tutorial's jacobi2d; a function of the program here): the initialiser gave
  * n / d[1] = n/0, and `perfeq model` stopped with "internal error: Cannot convert complex to float".
- * The count is now checked as a number (none here), and the loop fitted from the runs.
+ * The count is checked as a number; the elements are followed into setdims (d[1] = 1 there).
  * Usage: arrayout N */
 #include <stdio.h>
 #include <stdlib.h>
