@@ -1527,3 +1527,19 @@ def test_a_process_grid_from_mpi_dims_create_is_symbolic_in_p(tmp_path):
     assert len(data["fallbacks"]) == 1 and "dimscreate.c:26" in data["fallbacks"][0] \
         and "set by a call to MPI_Allreduce (line 25)" in data["fallbacks"][0], data["fallbacks"]
     assert_exact(tmp_path / "m.json", run(4, 240, "P4.trace"), {"n": 240})
+
+
+def test_beyond_training_the_largest_fitted_counts_are_named_first(tmp_path, capsys):
+    """tests/c/real/searches.c: four searches whose trips are data (n / 16, n / 8, n / 4, n - 1),
+    fitted.  At 8x the training size the note lists the loop with most iterations there first (it
+    was the last, behind "...", in source order: particlefilter's CDF search, session 32)."""
+    instrumented, plain = build(REAL / "searches.c", tmp_path)
+    same_output(instrumented, plain, 1600)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (1600, 3200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    capsys.readouterr()
+    assert cli.main(["counts", str(tmp_path / "m.json"), "n=25600"]) == 0
+    note = capsys.readouterr().err
+    listed = re.search(r"4 loop fit \((.*)\)", note)
+    assert listed, note
+    assert [where.rsplit(":", 1)[-1] for where in listed[1].split(", ")] == ["29", "25", "21", "..."]
