@@ -529,7 +529,7 @@ def _affine(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
     trips = np.array([float(t) for _, t in samples])
     best = None  # (worst relative error, a, b, form)
     for form, bases in bases_of.items():
-        if any(b is None for b in bases) or len({round(b, 9) for b in bases}) < 3:
+        if any(b is None for b in bases) or len({round(b, 9) for b in bases}) < 3 or not _checked_along(form, samples):
             continue
         x = np.array(bases)
         design = np.column_stack([1.0 / trips, x / trips])
@@ -545,6 +545,24 @@ def _affine(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
     error, a, b, form = best
     a, b = (sp.nsimplify(v, rational=True, tolerance=1e-6 * max(abs(v), 1.0)) for v in (a, b))
     return a + b * form, f" (a + b * form fitted on {len(samples)} runs, worst error {error:.1%})"
+
+
+def _checked_along(form: sp.Expr, samples: list[tuple[dict, sp.Rational]]) -> bool:
+    """Whether an a + b * form fit can tell the form's growth in each problem size it depends on (P,
+    T and the rank aside): three or more sizes check any form, two only a line (the form
+    proportional to the size: n, n / P, floor(n / P), n / T; or to 2^n for a size given by its
+    logarithm, graph500's 2^SCALE / P).  Two sizes checked across thread or
+    process counts say nothing of a curve: HPGMG-FV's blocks per box, trained at 1 and 8 boxes on
+    1 and 2 threads, held a + b n^2 / T within 3 % and took it to 64 boxes at +1550 %."""
+    line = form.replace(sp.floor, lambda inner: inner)
+    for size in form.free_symbols - {P, T, RANK}:
+        if len({values.get(size) for values, _ in samples}) >= 3:
+            continue
+        proportional = sp.simplify(line.subs(size, 2 * size) - 2 * line) == 0
+        exponential = sp.simplify(line.subs(size, size + 1) / line).is_number  # 2^SCALE vertices: a line in them
+        if not (proportional or exponential):
+            return False
+    return True
 
 
 def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
