@@ -196,11 +196,14 @@ class CallSites:
         """Whether the call of ``name`` written from token ``start`` can call its twin (twin_call):
         a leaf with a twin, called by its name in the file's own text; in a parallel construct only
         the twin of a leaf that records no values, with the calling thread's slab of this context
-        (PERFEQ_LEAF_ARGS_L / _MT).  Otherwise PERFEQ_LEAF_CALLED, in serial code."""
+        (PERFEQ_LEAF_ARGS_L / _MT); before the leaf's definition only where a prototype declares it (a
+        call without one passes its arguments as they are, which the twin's prototype would convert or
+        refuse).  Otherwise PERFEQ_LEAF_CALLED, in serial code."""
         twin = self.u.twins.get(name)
         tokens = self.src.tokens
         return (twin is not None and self.u.included_file is None and tokens[start].text == name
                 and tokens[start + 1].text == "(" and self.definition_start is not None
+                and (twin.declared or twin.defined_at < self.definition_start)
                 and (twin.valueless or not self.parallel))
 
     def twin_call(self, start: int, close: int, name: str, k: int) -> None:

@@ -52,6 +52,8 @@ class Twin:
     # records no values (no loop, no allocation): callable from a parallel construct, with the
     # calling thread's slab and no value slots (PERFEQ_LEAF_ARGS_L / _MT)
     valueless: bool = False
+    # a prototype of it stands at file scope (the calls before its definition see its parameter types)
+    declared: bool = False
 
 
 def records_no_values(funcdef: c_ast.FuncDef, allocators: tuple[str, ...]) -> bool:

@@ -187,16 +187,25 @@ class UnitCollector:
         return self.unit
 
     def _plan_twins(self) -> None:
-        """The leaf functions of the file's own text that get a twin (collect/twins.py)."""
+        """The leaf functions of the file's own text that get a twin (collect/twins.py): not one a
+        declaration leaves without a prototype (``void inidat(), prtdat();`` in LLNL's mpi_heat2D, whose
+        calls then pass a ``float (*)[N][N]`` for a ``float *``: the twin's prototype made that a
+        diagnostic, an error by default in GCC 14)."""
+        definitions = {id(ext.decl) for ext in self.ast.ext if isinstance(ext, c_ast.FuncDef)}
+        declarations = [n for n in find(self.ast, c_ast.Decl)
+                        if isinstance(n.type, c_ast.FuncDecl) and n.name and id(n) not in definitions]
+        unprototyped = {n.name for n in declarations if n.type.args is None}
+        declared = {ext.name for ext in self.ast.ext if isinstance(ext, c_ast.Decl)
+                    and isinstance(ext.type, c_ast.FuncDecl) and ext.type.args is not None}
         with self._using(self.main_marker):
             for funcdef in self.defined:
                 name = funcdef.decl.name
                 start = self.definition_start(funcdef)
-                if (name in self.leaves and self.in_main(funcdef) and start is not None
+                if (name in self.leaves and name not in unprototyped and self.in_main(funcdef) and start is not None
                         and self.tok(funcdef.body, "{") is not None):
                     header = twin_header(funcdef)
                     if header is not None:
-                        self.twins[name] = Twin(name, header, start,
+                        self.twins[name] = Twin(name, header, start, declared=name in declared,
                                                 valueless=records_no_values(funcdef, ALLOCATORS))
 
     def definition_start(self, funcdef: c_ast.FuncDef) -> int | None:

@@ -288,6 +288,21 @@ def test_leaves_called_in_parallel_constructs_use_the_threads_slabs(threads: str
         assert counted[0].total.ops < 0.75 * counted[0].total.ops_total  # the loops' work divided by 2
 
 
+def test_leaves_declared_without_a_prototype_keep_their_calls(tmp_path: Path) -> None:
+    """tests/c/instrument/unprototyped.c: ``void fill(), show();`` and a ``float (*)[N][N]`` passed for
+    a ``float *``.  The plain build has no diagnostic, and neither has the instrumented one with
+    -Werror=incompatible-pointer-types (GCC 14's default): fill keeps its own call, announced (its
+    twin's prototype refused the argument: LLNL's mpi_heat2D); sum, declared with a prototype and
+    called before its definition, still calls its twin.  Same output."""
+    compiler = ["gcc", "-O2", "-std=gnu99", "-Wall", "-Werror", "-Werror=incompatible-pointer-types"]
+    result, binary, original = build_program("unprototyped", compiler, tmp_path, mpi=False)
+    text = result.output.read_text()
+    assert "PERFEQ_LEAF_CALLED(perfeq__unit, 0, fill(n, u))" in text and "twin__fill" not in text
+    assert re.search(r"PERFEQ_LEAF_TWIN\(perfeq__unit, \d+, sum\)", text)
+    status, stdout, _ = traced([str(binary), "12"], tmp_path / "u.trace")
+    assert (status, stdout) == original_output(original, ["12"]) and status == 0 and "total 10296" in stdout
+
+
 def test_leaf_calls_go_to_twins_with_the_same_counts(tmp_path: Path) -> None:
     """A leaf function called from a leaf call site is called through its twin, a copy taking the
     caller's slots (instrument/collect/twins.py): it builds with -Wall -Wextra -Werror, prints what the
