@@ -51,6 +51,10 @@ def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, dep
     if isinstance(cond, sp.Or):  # x || y ? b : c is x ? b : (y ? b : c)
         x, y = cond.args[0], sp.Or(*cond.args[1:])
         return _split_on(first, x, sp.Piecewise((first, y), (other, True)), limits, depth + 1, sign)
+    if isinstance(cond, sp.Ne) and not isinstance(cond.lhs, sp.Mod) and not isinstance(cond.rhs, sp.Mod):
+        equal = sp.Eq(cond.lhs, cond.rhs)  # x != e ? b : c is x == e ? c : b (LLNL mpi_heat2D's ix != nx - 1)
+        if isinstance(equal, sp.Eq):
+            return _split_on(other, equal, first, limits, depth + 1, sign)
     interval = _interval(cond, var, sign)
     if interval is not None:  # i == 0, i == n - 1, lo <= i && i < hi: [a, b], the rest on either side
         a, b = interval

@@ -59,6 +59,7 @@ def test_a_condition_it_cannot_cut_the_range_by_is_left_to_the_caller():
     (sp.Ne(sp.Mod(T, 3), 1), lambda t, n: t % 3 != 1),
     ((T >= 2) & (T < N - 2), lambda t, n: 2 <= t < n - 2),  # an interior
     (sp.Eq(T, N // 2), lambda t, n: t == n // 2),
+    (sp.Ne(T, N - 1), lambda t, n: t != n - 1),  # LLNL mpi_heat2D's prtdat: if (ix != nx - 1)
 ])
 def test_points_intervals_and_residues_of_the_loop_variable(cond, test):
     """Conditions on the loop variable the counts of if statements need, exact at every size."""

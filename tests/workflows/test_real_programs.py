@@ -1543,3 +1543,14 @@ def test_beyond_training_the_largest_fitted_counts_are_named_first(tmp_path, cap
     listed = re.search(r"4 loop fit \((.*)\)", note)
     assert listed, note
     assert [where.rsplit(":", 1)[-1] for where in listed[1].split(", ")] == ["29", "25", "21", "..."]
+
+
+def test_a_not_equal_test_on_the_loop_variable_is_summed(tmp_path):
+    """tests/c/real/necond.c: ``if (ix != nx - 1)`` in a loop over ix: nx - 1 times then, once else,
+    per row; exact from three sizes at 8x (the first run's ratio was kept before)."""
+    instrumented, plain = build(REAL / "necond.c", tmp_path)
+    same_output(instrumented, plain, 40)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 30, 40)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["fallbacks"] == []
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "320.trace", 320), {"nx": 320})
