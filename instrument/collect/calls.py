@@ -71,6 +71,9 @@ class CallSites:
                 target = node.lvalue.name
             path = lvalue_path(node.lvalue) if node.op == "=" else None
             lvalue = (path, generate(node.lvalue)) if path else None
+        # an assignment inside the expression, ``if (argc != 2 || (n = atoi(argv[1])) < 4)``: its call's lvalue
+        nested = {id(direct_value(a)): (lvalue_path(a.lvalue), generate(a.lvalue)) for a in find(node, c_ast.Assignment)
+                  if a is not node and a.op == "=" and lvalue_path(a.lvalue)}
         for call in calls(node):
             name = callee(call)
             if name is None or self._pointer_variable(name):
@@ -92,7 +95,7 @@ class CallSites:
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
-                self.argv_param(node, call, name, lvalue)
+                self.argv_param(node, call, name, lvalue if direct_value(node) is call else nested.get(id(call), lvalue))
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
             if name in SCANNERS and (self.loop is None or self.validation_loop(call, name)):

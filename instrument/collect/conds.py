@@ -34,6 +34,8 @@ class Conditionals:
         self.add_ops(self.counter().count(node.cond), node.cond)
         self._stmt_end, self._after_condition = src.tokens[src.statement_end(start)].end, True
         self.expressions(node.cond)
+        for assignment in find(node.cond, c_ast.Assignment):  # if ((m = n / 2) < 1): m is n / 2 after it
+            self.record_assignment(assignment)
         select = self.is_select(node)
         if id(node) in self.guards:  # a search loop's guard: told when taken and at the exit
             predictor = self.guards[id(node)] = self.slot(hooks.BRANCH_SLOTS)
