@@ -32,7 +32,7 @@ from perfeq.instrument.collect.walk import (
     lvalue_path,
     references,
 )
-from perfeq.instrument.opcount import INT, ZERO, OpCount, OpCounter, Scope, type_of_decl
+from perfeq.instrument.opcount import INT, ZERO, CType, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
 if TYPE_CHECKING:
@@ -432,8 +432,16 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
                 text = self.init_text(node)
                 if text is not None:
-                    self.assignments.append(d.Assignment(variable=node.name, op="=", text=text,
+                    self.assignments.append(d.Assignment(variable=node.name, op="=",
+                                                         text=self.converted(typ, node.init, text),
                                                          line=node.coord.line, block=self.block_id, loop=self.loop))
+
+    def converted(self, target: CType, value: c_ast.Node, text: str) -> str:
+        """``text`` as the variable of type ``target`` holds it: a floating-point value stored in an
+        integer variable, ``int q = sqrt(p);``, is truncated, written out as the cast C implies."""
+        if target.floating or target.depth or target.struct or not self.counter().type_of(value).floating:
+            return text
+        return f"(int)({text})"
 
     def init_text(self, decl: c_ast.Decl) -> str | None:
         start = self.u.tok(decl, decl.name)
@@ -516,8 +524,10 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             end = self.src.scan_to(op + 1, (";", ",", ")"))
         except SourceError:
             return
-        self.assignments.append(d.Assignment(variable=path, op=node.op,
-                                             text=self.src.text_of(op + 1, end - 1), line=node.coord.line,
+        text = self.src.text_of(op + 1, end - 1)
+        if node.op == "=" and isinstance(node.lvalue, c_ast.ID):
+            text = self.converted(self.scope.lookup(node.lvalue.name) or INT, node.rvalue, text)
+        self.assignments.append(d.Assignment(variable=path, op=node.op, text=text, line=node.coord.line,
                                              block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
 
     def _record_increments(self, node: c_ast.Node) -> None:
