@@ -333,18 +333,22 @@ class Resolver:
             param = function.params[position]
             targets = (f"{param}[{offset}]", *((f"*{param}",) if offset == 0 else ()))
             sets = [a for a in function.assignments if a.variable in targets]
+            # MPI_Comm_rank(MPI_COMM_WORLD, myPE) with the pointer itself (HOMB's setPEsParams)
+            queries = [c for c in unit.data.comms if c.function == index and c.call in _COMM_QUERIES
+                       and offset == 0 and len(c.args) == 2 and c.args[1].replace(" ", "") == param]
             sub = Resolver(unit, index, None, function.line, self.param_symbols)
             sub.depth = self.depth + 1
             straight = function.inlined_ops is not None  # a straight-line function: every statement runs
-            if len(sets) != 1 or sets[0].op != "=" or sets[0].loop is not None or (
-                    not straight and sub._conditional(sets[0].block)):
+            once = [*sets, *queries]
+            if len(once) != 1 or (sets and sets[0].op != "=") or once[0].loop is not None or (
+                    not straight and sub._conditional(once[0].block)):
                 raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
-            sub.line = sets[0].line
+            sub.line = once[0].line
             at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
             at_call.depth = self.depth + 1
 
             sub.actual = partial(with_arguments, function=function, args=call.args, resolve=at_call)
-            return sub.actual(to_sympy(sets[0].text, sub))
+            return sub.actual(sub._comm_query(queries[0]) if queries else to_sympy(sets[0].text, sub))
         raise Unresolved(f"'{name}' is set through its address by {call.callee} (line {call.line})")
 
     def _comm_query(self, call: CommDescriptor) -> sp.Expr:

@@ -1578,3 +1578,17 @@ def test_a_floating_value_stored_in_an_int_is_truncated(tmp_path):
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert json.loads((tmp_path / "m.json").read_text())["fallbacks"] == []
     assert_exact(tmp_path / "m.json", run(4, 1536, "big.trace"), {"n": 1536})
+
+
+def test_a_rank_mpi_stores_through_a_pointer_parameter_is_the_rank(tmp_path):
+    """tests/c/real/rankout.c: ``MPI_Comm_rank(MPI_COMM_WORLD, me)`` in a helper given ``&me``: me is
+    the rank, the root's post-processing runs on rank 0 only, and the slowest rank at P = 4 is rank
+    0 with its exact operations (spread as 1/P over the ranks before: -71 %)."""
+    run = mpi_program(tmp_path, REAL / "rankout.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for procs in (1, 2) for n in (100, 200, 300)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["fallbacks"] == []
+    big = run(4, 2400, "big.trace")
+    assert_exact(tmp_path / "m.json", big, {"n": 2400})
+    model, measured = load_model(tmp_path / "m.json"), measured_counts(from_trace(big))
+    assert model.counts({"n": 2400}, 4, 1)["slowest"]["ops"] == pytest.approx(measured["per_rank"][0]["ops"], rel=1e-9)
