@@ -162,7 +162,9 @@ _NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcas
 def lambdify_numpy(arguments, expr):
     """``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays; a
     complex infinity (``zoo``, which the printers cannot write) evaluates to nan, so that a branch
-    of a Piecewise that holds one evaluates where it is not taken."""
+    of a Piecewise that holds one evaluates where it is not taken.  The arguments are renamed in the
+    generated code (dummify): a size named like a numpy function it calls (a program's ``mod``,
+    printed Mod being ``mod(...)``) shadowed it, and every rooted collective fell back to measured."""
     if isinstance(expr, sp.Basic) and expr.has(sp.zoo):
         expr = expr.xreplace({sp.zoo: sp.nan})
-    return sp.lambdify(arguments, expr, modules=_NUMPY)
+    return sp.lambdify(arguments, expr, modules=_NUMPY, dummify=True)

@@ -1592,3 +1592,22 @@ def test_a_rank_mpi_stores_through_a_pointer_parameter_is_the_rank(tmp_path):
     assert_exact(tmp_path / "m.json", big, {"n": 2400})
     model, measured = load_model(tmp_path / "m.json"), measured_counts(from_trace(big))
     assert model.counts({"n": 2400}, 4, 1)["slowest"]["ops"] == pytest.approx(measured["per_rank"][0]["ops"], rel=1e-9)
+
+
+def test_a_size_named_like_a_numpy_function_prices_collectives_symbolically(tmp_path):
+    """tests/c/real/namedmod.c: a parameter ``mod`` no longer shadows numpy's mod in the evaluated
+    message counts of the rooted collectives (each fell back to measured bytes before)."""
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
+                     str(REAL / "namedmod.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int, mod: int) -> Path:
+        path = tmp_path / f"n{n}-m{mod}-P{procs}.trace"
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n), str(mod)]) == 0
+        return path
+
+    small = [run(procs, n, mod) for procs in (1, 2) for n, mod in ((480, 7), (960, 5), (1440, 3))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert not [f for f in data["fallbacks"] if "communication modeled" in f], data["fallbacks"]
+    assert_exact(tmp_path / "m.json", run(2, 7680, 11), {"n": 7680, "mod": 11})
