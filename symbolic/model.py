@@ -127,38 +127,37 @@ class CostModel:
                 guessed.setdefault("recursion", []).append(note.split(": RECURSION")[0])
         if not outside or not guessed:
             return None
-        share = self._ops_shares({where for wheres in guessed.values() for where in wheres}, values, procs, threads)
+        ops = self._ops_at({where for wheres in guessed.values() for where in wheres}, values, procs, threads)
 
         def ranked(wheres: list[str]) -> list[str]:
-            return sorted(dict.fromkeys(wheres), key=lambda where: -share.get(where, 0.0))
+            return sorted(dict.fromkeys(wheres), key=lambda where: -ops.get(where, 0.0))
 
         listed = "; ".join(
             f"{len(wheres)} {what} ({', '.join(ranked(wheres)[:3])}{', ...' if len(set(wheres)) > 3 else ''})"
-            for what, wheres in sorted(guessed.items(), key=lambda kv: (-max(share.get(w, 0.0) for w in kv[1]),
+            for what, wheres in sorted(guessed.items(), key=lambda kv: (-max(ops.get(w, 0.0) for w in kv[1]),
                                                                           -len(kv[1]))))
         return (f"{', '.join(outside)} is beyond the training runs: counts the model fitted or measured instead of "
                 f"deriving them from the source are extrapolated there (each kind's largest counts at this point first): {listed}")
 
-    def _ops_shares(self, wheres: set[str], values: dict[str, float], procs: int, threads: int) -> dict[str, float]:
-        """The share of rank 0's operations at the point that the items at each ``file:line`` of
-        ``wheres`` hold (a loop's header and the blocks on its line: a measure of its iterations there,
-        not of the work nested in it); empty where it cannot be evaluated."""
+    def _ops_at(self, wheres: set[str], values: dict[str, float], procs: int, threads: int) -> dict[str, float]:
+        """Rank 0's operations at the point in the items at each ``file:line`` of ``wheres`` (a loop's
+        header and the blocks on its line: a measure of its iterations there, not of the work nested
+        in it); empty where they cannot be evaluated."""
         lines: dict[tuple[str, int], str] = {}
         for where in wheres:
             path, _, line = where.rpartition(":")
             if line.isdigit():
                 lines[(Path(path).name, int(line))] = where
         rank = np.array([0])
+        found: dict[str, float] = {}
         try:
-            total = float(self.per_rank("ops", values, procs, threads, ranks=rank)[0])
-            found: dict[str, float] = {}
             for index, item in enumerate(self.items):
                 where = lines.get((Path(item.file or item.unit).name, item.line))
                 if where is not None and "ops" in item.counts:
                     found[where] = found.get(where, 0.0) + float(self.per_rank("ops", values, procs, threads, index, rank)[0])
         except (ModelError, UsageError, KeyError, TypeError, ValueError, ZeroDivisionError):
             return {}
-        return {where: ops / total for where, ops in found.items()} if total > 0 and np.isfinite(total) else {}
+        return found
 
     def require(self, *keys: str) -> None:
         """ModelError when this model was written before perfeq counted one of ``keys``."""

@@ -71,9 +71,6 @@ class CallSites:
                 target = node.lvalue.name
             path = lvalue_path(node.lvalue) if node.op == "=" else None
             lvalue = (path, generate(node.lvalue)) if path else None
-        # an assignment inside the expression, ``if (argc != 2 || (n = atoi(argv[1])) < 4)``: its call's lvalue
-        nested = {id(direct_value(a)): (lvalue_path(a.lvalue), generate(a.lvalue)) for a in find(node, c_ast.Assignment)
-                  if a is not node and a.op == "=" and lvalue_path(a.lvalue)}
         for call in calls(node):
             name = callee(call)
             if name is None or self._pointer_variable(name):
@@ -95,7 +92,7 @@ class CallSites:
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
-                self.argv_param(node, call, name, lvalue if direct_value(node) is call else nested.get(id(call), lvalue))
+                self.argv_param(node, call, name, lvalue if direct_value(node) is call else _assigned(node, call, lvalue))
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
                 self.param(node, target, "T", "omp_threads", call)
             if name in SCANNERS and (self.loop is None or self.validation_loop(call, name)):
@@ -617,6 +614,14 @@ def _global_set_from(stmt: c_ast.Node, formals: list[str], positions: set[int], 
     typ = globals_.lookup(path) if path.isidentifier() else None
     return None if typ is not None and (typ.depth or typ.struct) else path
 
+
+def _assigned(node: c_ast.Node, call: c_ast.FuncCall, default: tuple[str, str] | None) -> tuple[str, str] | None:
+    """(path, C text) of the variable an assignment inside ``node`` sets from ``call`` (``if (argc != 2
+    || (n = atoi(argv[1])) < 4)``: n), else ``default``."""
+    for a in find(node, c_ast.Assignment):
+        if a is not node and a.op == "=" and direct_value(a) is call and lvalue_path(a.lvalue):
+            return lvalue_path(a.lvalue), generate(a.lvalue)
+    return default
 
 def _addressed(args: list[c_ast.Node]) -> list[tuple[str, str]]:
     """The lvalues whose addresses are passed (``&n``, ``&in.n``): (canonical path, C text)."""
