@@ -31,9 +31,20 @@ def path_root(path: str) -> str:
     return re.split(r"[.\[]", path, maxsplit=1)[0]
 
 
+# perfeq's own symbols: the processes, the threads per process and the MPI rank
+RESERVED = {"P": "the number of processes", "T": "the number of threads per process", "rank": "the MPI rank"}
+
+
 def lvalue_symbol(lvalue: str) -> str:
-    """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``."""
-    return re.sub(r"\W+", "_", lvalue).strip("_")
+    """The model symbol of a parameter found at a canonical lvalue: ``cmd.nx`` -> ``cmd_nx``; a
+    program's own ``T`` (a step count), ``P`` or ``rank`` is ``T_``, ``P_``, ``rank_``: the names
+    without the underscore are perfeq's (:data:`RESERVED`)."""
+    return unreserved(re.sub(r"\W+", "_", lvalue).strip("_"))
+
+
+def unreserved(symbol: str) -> str:
+    """``symbol``, or with an underscore appended when perfeq keeps the name for itself."""
+    return f"{symbol}_" if symbol in RESERVED else symbol
 
 
 def parse_param_names(items: list[str] | None) -> dict[str, str]:
@@ -45,6 +56,9 @@ def parse_param_names(items: list[str] | None) -> dict[str, str]:
         lvalue = canonical_lvalue(variable) if sep else None
         if not symbol.isidentifier() or lvalue is None:
             raise UsageError(f"--param {item}: expected SYMBOL=variable, e.g. --param N=n or --param N=cmd.nx")
+        if symbol in RESERVED:
+            raise UsageError(f"--param {item}: {symbol} is {RESERVED[symbol]} in every model; "
+                             f"name the parameter otherwise, e.g. --param {symbol}_={variable}")
         params[symbol] = lvalue
     return params
 

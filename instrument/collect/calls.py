@@ -379,7 +379,7 @@ class CallSites:
                 if name == "argc" or name in self.u.command_line or typ is None or typ.depth != 0:
                     continue
                 if typ.struct is None:
-                    self.param(stmt, name, name, "argv", call)
+                    self.param(stmt, name, lvalue_symbol(name), "argv", call)
                 else:
                     self.struct_params(stmt, call, typ.struct, name, name)
 

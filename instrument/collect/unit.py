@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pycparser import c_ast
 
+from perfeq.arguments import unreserved
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
 from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters
@@ -463,7 +464,7 @@ class UnitCollector:
                 continue
             source = "define" if macro.origin == "command-line" else "macro"
             line = macro.line if macro.origin == self.marker else 0
-            self.unit.params.append(d.ParamDescriptor(variable=name, symbol=name, source=source, function=None,
+            self.unit.params.append(d.ParamDescriptor(variable=name, symbol=unreserved(name), source=source, function=None,
                                                       line=line, text=macro.value))
 
     def _named_function_macros(self) -> list[str]:

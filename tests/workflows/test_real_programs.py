@@ -1611,3 +1611,35 @@ def test_a_size_named_like_a_numpy_function_prices_collectives_symbolically(tmp_
     data = json.loads((tmp_path / "m.json").read_text())
     assert not [f for f in data["fallbacks"] if "communication modeled" in f], data["fallbacks"]
     assert_exact(tmp_path / "m.json", run(2, 7680, 11), {"n": 7680, "mod": 11})
+
+
+def test_program_variables_named_like_perfeqs_symbols(tmp_path, capsys):
+    """tests/c/real/reserved.c: a program's T (time steps), P (particles) and rank (from argv) are
+    the model's T_, P_ and rank_, not the threads, processes and MPI rank they were taken for (the
+    steps became the thread count); exact at 8x on 2 processes of 2 threads, and --param T=... is
+    refused with one line."""
+    instrumented, plain = build(REAL / "reserved.c", tmp_path, "-fopenmp")
+    args = {"N": 480, "T_": 4, "P_": 3, "rank_": 2, "lambda": 2, "E": 1}
+
+    def run(procs: int, **changed: int) -> Path:
+        values = {**args, **changed}
+        path = tmp_path / ("-".join(f"{k}{v}" for k, v in values.items()) + f"-P{procs}.trace")
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(instrumented),
+                         *map(str, values.values())]) == 0
+        return path
+
+    small = [run(1), run(2), run(1, N=960, T_=6, P_=4, rank_=3, **{"lambda": 5}, E=3),
+             run(2, N=720, T_=5, P_=2, rank_=4, **{"lambda": 3}, E=2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(args) <= set(data["parameters"]) and data["fallbacks"] == []
+    assert data["self_check"]["worst_error"] == 0
+    big = {"N": 3840, "T_": 32, "P_": 24, "rank_": 16, "lambda": 8, "E": 8}
+    path = tmp_path / "big.trace"
+    assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(2), str(instrumented),
+                     *map(str, big.values())]) == 0
+    assert_exact(tmp_path / "m.json", path, big)
+    capsys.readouterr()
+    assert cli.main(["cc", "--param", "T=T", "--build-dir", str(tmp_path / "b2"), "gcc", str(REAL / "reserved.c"),
+                     "-o", str(tmp_path / "p2")]) == 2
+    assert "T is the number of threads per process" in one_line_error(capsys)
