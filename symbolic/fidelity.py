@@ -41,11 +41,18 @@ class KeyCheck:
     modelled: float
     worst_rank: int | None = None  # the rank with the largest relative difference
     worst_rank_error: float = 0.0
+    modelled_max: float = 0.0  # the largest of the ranks' counts: the slowest rank's, for ops
+    measured_max: float = 0.0
     culprits: list[str] = field(default_factory=list)  # "prog.c:73 loop: model 2400, run 2680"
 
     @property
     def error(self) -> float:
         return _relative(self.modelled, self.measured)
+
+    @property
+    def max_error(self) -> float:
+        """The relative difference of the largest rank counts (the model's against the run's)."""
+        return _relative(self.modelled_max, self.measured_max)
 
     @property
     def off(self) -> bool:
@@ -80,7 +87,8 @@ class Fidelity:
 
     def to_dict(self) -> dict[str, Any]:
         return {"tolerance": TOLERANCE, "worst_error": _finite(self.worst()), "warnings": self.warnings(),
-                "checks": [{**asdict(c), "error": _finite(c.error), "worst_rank_error": _finite(c.worst_rank_error)}
+                "checks": [{**asdict(c), "error": _finite(c.error), "worst_rank_error": _finite(c.worst_rank_error),
+                            "max_error": _finite(c.max_error)}
                            for c in self.checks],
                 "held_out": [{**row, "error": _finite(row["error"])} for row in self.held_out]}
 
@@ -141,7 +149,8 @@ def _check_key(model, run: RunObservation, trace: str, key: str, values: dict[st
                measured: dict[int, dict[tuple, dict[str, float]]]) -> KeyCheck:
     by_rank = model.per_rank(key, values, run.nranks, run.threads)
     run_by_rank = np.array([sum(c.get(key, 0.0) for c in measured[r].values()) for r in range(run.nranks)])
-    check = KeyCheck(trace, key, float(run_by_rank.sum()), float(by_rank.sum()))
+    check = KeyCheck(trace, key, float(run_by_rank.sum()), float(by_rank.sum()),
+                     modelled_max=float(np.max(by_rank, initial=0.0)), measured_max=float(np.max(run_by_rank, initial=0.0)))
     errors = [abs(_relative(m, r)) for m, r in zip(by_rank, run_by_rank, strict=True)]
     if errors:
         check.worst_rank = int(np.argmax(errors))

@@ -1643,3 +1643,26 @@ def test_program_variables_named_like_perfeqs_symbols(tmp_path, capsys):
     assert cli.main(["cc", "--param", "T=T", "--build-dir", str(tmp_path / "b2"), "gcc", str(REAL / "reserved.c"),
                      "-o", str(tmp_path / "p2")]) == 2
     assert "T is the number of threads per process" in one_line_error(capsys)
+
+
+def test_the_model_against_a_run_compares_the_largest_rank_too(tmp_path, capsys):
+    """tests/c/real/skewed.c: a data-dependent branch true on rank 0's share only.  Totals are exact
+    (the ratio over all ranks), the slowest rank is not: `perfeq counts MODEL --trace RUN` shows the
+    largest rank's counts beside the totals and says so (it compared totals only)."""
+    run = mpi_program(tmp_path, REAL / "skewed.c")
+    small = [run(procs, n, f"{n}-{procs}.trace") for n in (400, 800) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    big = run(2, 6400, "big.trace")
+    capsys.readouterr()
+    assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(big), "--json"]) == 0
+    keys = json.loads(capsys.readouterr().out)["keys"]
+    measured = measured_counts(from_trace(big))["per_rank"]
+    ops = keys["ops"]
+    assert ops["error"] == 0
+    assert ops["largest_rank"]["measured"] == max(r["ops"] for r in measured.values())
+    assert ops["largest_rank"]["error"] == pytest.approx(
+        ops["largest_rank"]["modelled"] / ops["largest_rank"]["measured"] - 1) and ops["largest_rank"]["error"] < -0.05
+    assert keys["flops"]["worst_rank"] == 1 and keys["flops"]["worst_rank_error"] == pytest.approx(1.0)
+    assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(big)]) == 0
+    captured = capsys.readouterr()
+    assert "max over ranks" in captured.out and "the largest rank's are" in captured.err
