@@ -25,6 +25,7 @@ from perfeq.symbolic.symbols import RANK, P, T, grid_hi, grid_lo, lambdify_numpy
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
 MAX_EXPONENT = 30  # a parameter this small (and whole) may be the exponent of a size: 2^n, 4^n, 8^n
+PRODUCT_SYMBOLS = 4  # the most sizes varied over the runs whose pairwise products are fit forms
 OFFSET_SHARE = 0.25  # an offset found from two sizes is at most this share of the form's term
 
 
@@ -224,6 +225,19 @@ class CountBase:
         if self.threads_vary:  # a share per thread the program computes itself (start[tid], end[tid])
             for n in self.fit_symbols:
                 forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
+        return forms + self._product_forms()
+
+    def _product_forms(self) -> list[sp.Expr]:
+        """Products of two sizes the runs vary (a worker's rows x the columns it sends back: LLNL's
+        mpi_mm sends rows * NCB doubles with rows received from the master), last in the list; with
+        at most :data:`PRODUCT_SYMBOLS` sizes varied (pairs grow quadratically)."""
+        symbols = self.fit_symbols
+        if len(symbols) < 2 or len(symbols) > PRODUCT_SYMBOLS:
+            return []
+        forms = []
+        for i, n in enumerate(symbols):
+            for m in symbols[i + 1:]:
+                forms += [n * m, n * m / P] + ([n * m / (P - 1)] if self.procs_vary else [])
         return forms
 
     @cached_property
@@ -323,6 +337,9 @@ class CountBase:
             offset = _offset(samples, {**exact_forms, **levels}, set(levels))
             if offset[0] is not None:
                 return offset
+            shifted = _shifted(samples, exact_forms, set(self.fit_symbols))
+            if shifted[0] is not None:
+                return shifted
             cells = _cells(samples, exact_forms)
             if cells[0] is not None:
                 self._cell_forms[sp.factor_terms(cells[0]).as_coeff_Mul()[1]] = None
@@ -468,6 +485,35 @@ def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
     return None, ""
 
 
+SHIFTS = (-1, -2, 1, 2, -3, 3, -4, 4)  # boundary points a size loses or gains: (n - 2) / (P - 1), first fit wins
+
+
+def _shifted(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]],
+             sizes: set[sp.Symbol]) -> tuple[sp.Expr | None, str]:
+    """c * form(n + k), exact on every run: the interior of a size shared out, whose offset is
+    shared with it (LLNL's mpi_heat2D: the workers' rows less the two boundary rows, (n - 2) / (P - 1)
+    per worker on average, which neither c * n / (P - 1) nor a + b * n / (P - 1) with a constant a
+    reproduces across process counts).  Forms in one size without floor, k from :data:`SHIFTS`, c a
+    whole number or one over a whole number (at most 64); the runs must hold three distinct values
+    of the shifted form (one to fix c, two to check it)."""
+    for form, bases in bases_of.items():
+        used = form.free_symbols & sizes
+        if form == 1 or form.has(sp.floor) or len(used) != 1 or any(b is None for b in bases):
+            continue
+        (n,) = used
+        for k in SHIFTS:
+            moved = form.subs(n, n + k)
+            values = [_finite(moved.subs(v)) for v, _ in samples]
+            if any(x is None or x <= 0 for x in values) or len({round(x, 9) for x in values}) < 3:
+                continue
+            c = sp.nsimplify(float(samples[0][1]) / values[0], rational=True, tolerance=1e-9)
+            if not (c > 0 and (c.is_integer or (1 / c).is_integer) and max(c, 1 / c) <= 64):
+                continue
+            if all(abs(float(c) * x - float(t)) <= 1e-9 * max(1.0, float(t)) for x, (_, t) in zip(values, samples, strict=True)):
+                return c * moved, f" (c * form(n + k) exact on {len(samples)} runs: a boundary of the size shared out)"
+    return None, ""
+
+
 CELL_OFFSETS = (0, 1, 2, -1, -2)  # halo layers around a count of cells: (floor(c x) + j), first fit wins
 
 
@@ -580,13 +626,15 @@ def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
     return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))
 
 
-def per_process_ratio(samples: list[tuple[float, sp.Expr]]) -> tuple[sp.Expr, str] | None:
+def per_process_ratio(samples: list[tuple[float, sp.Expr]], workers: bool = False) -> tuple[sp.Expr, str] | None:
     """The true ratio of a data-dependent conditional that depends on the process count: (P, ratio)
     samples from runs at two or more P that differ between the P far more than at one P (sizes
     move a hash's share a little).  ``a + b / P`` through the mean ratio at each P when it holds
     them (an owner test ``owner == rank``: 1 / P; ``me != root``: 1 - 1 / P; both exact at any P
-    from P = 1, 2), else one mean per P measured, the largest P's beyond; with a note.  None when
-    the ratio does not vary with P, or varies as much at one P."""
+    from P = 1, 2), else one mean per P measured, the largest P's beyond; with a note.  ``workers``:
+    only P - 1 ranks evaluate the condition (a master and its workers: ``if (left != NONE)`` of a
+    worker holds on all but the first, 1 - 1 / (P - 1)), so the form is ``a + b / (P - 1)``.  None
+    when the ratio does not vary with P, or varies as much at one P."""
     per: dict[float, list[sp.Expr]] = {}
     for procs, value in samples:
         per.setdefault(procs, []).append(sp.Rational(value))
@@ -600,19 +648,21 @@ def per_process_ratio(samples: list[tuple[float, sp.Expr]]) -> tuple[sp.Expr, st
     shown = ", ".join(f"{mean if len(set(per[procs])) == 1 else f'{float(mean):.4g}'} at P = {int(procs)}"
                       for procs, mean in means.items())
     procs = list(means)
+    shift = 1 if workers else 0  # the ranks that evaluate it: P or P - 1
     if len(procs) == 2:  # exact through the two
-        p1, p2 = (sp.Integer(int(p)) for p in procs)
+        p1, p2 = (sp.Integer(int(p) - shift) for p in procs)
         b = (means[procs[0]] - means[procs[1]]) / (1 / p1 - 1 / p2)
         a = means[procs[0]] - b / p1
     else:  # least squares
-        design = np.array([[1.0, 1.0 / p] for p in procs])
+        design = np.array([[1.0, 1.0 / (p - shift)] for p in procs])
         fitted, *_ = np.linalg.lstsq(design, np.array([float(means[p]) for p in procs]), rcond=None)
         a, b = (sp.nsimplify(float(x), rational=True, tolerance=1e-12) for x in fitted)
-    form = a + b / P
+    form = a + b / (P - shift)
     if all(abs(float(form.subs(P, int(p)) - means[p])) <= 0.01 for p in procs):
-        if not (0 <= a <= 1 and 0 <= a + b <= 1):
+        if not (0 <= a <= 1 and 0 <= a + b / (1 + shift) <= 1):
             form = sp.Max(0, sp.Min(1, form))
-        return form, f"{shown}: {sp.nsimplify(form, tolerance=1e-3, rational=True)} (a + b/P through them)"
+        over = "P - 1: the workers" if workers else "P"
+        return form, f"{shown}: {sp.nsimplify(form, tolerance=1e-3, rational=True)} (a + b/({over}) through them)"
     pieces = [(means[p], sp.Eq(P, int(p))) for p in procs[:-1]]
     return (sp.Piecewise(*pieces, (means[procs[-1]], True)),
             f"{shown} (the largest P's beyond {int(procs[-1])})")

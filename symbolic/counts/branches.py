@@ -51,12 +51,17 @@ class Branches(CountBase):
         one process): per_process_ratio; when they differ otherwise, the first run's, named in the
         fallbacks."""
         measured = []  # (P, true ratio, evaluations) of every run holding this context, the first run's first
+        evaluating = []  # (P, the ranks that evaluated it) of the runs that did
         for run, node in self._same_context(ctx):
-            evaluated = node.summed(unit.blocks[cond.block].slot) if cond.block is not None else 0
+            slot = unit.blocks[cond.block].slot if cond.block is not None else None
+            evaluated = node.summed(slot) if cond.block is not None else 0
             measured.append((run.nranks, sp.Rational(node.summed(block.slot), evaluated) if evaluated else None,
                              evaluated))
+            if evaluated:
+                evaluating.append((run.nranks, sum(1 for r in range(run.nranks) if node.counter(r, slot))))
         samples = [(procs, ratio) for procs, ratio, _ in measured if ratio is not None]
-        by_procs = per_process_ratio(samples)
+        workers = bool(evaluating) and all(procs > 1 and ranks == procs - 1 for procs, ranks in evaluating)
+        by_procs = per_process_ratio(samples, workers=workers)
         if by_procs is not None:
             form, note = by_procs
             self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional",
