@@ -670,8 +670,8 @@ def _once(messages: list[str]) -> list[str]:
 
 
 def _unrecorded_sizes(counter: CountModel, runs: list[RunObservation]) -> list[str]:
-    """Variables that bound loops perfeq could not model, hold one value in each run and differ
-    between the runs, and that no statement records as a parameter (a size counted while reading
+    """Variables that bound loops perfeq could not model, hold one value in each run (on every rank)
+    and differ between the runs, and that no statement records as a parameter (a size counted while reading
     an input file, Rodinia kmeans' numObjects): said with the --param that makes them one."""
     fallen = {f.where for f in counter.fallbacks if f.what == "loop"}
     found = []
@@ -685,8 +685,8 @@ def _unrecorded_sizes(counter: CountModel, runs: list[RunObservation]) -> list[s
             values = []
             for run in runs:
                 probe = dataclasses.replace(run, params={}, rank_params={})
-                if not add_bound_value(probe, variable):
-                    break
+                if not add_bound_value(probe, variable) or len(set(probe.rank_params[variable])) > 1:
+                    break  # (a value that differs between the ranks is each rank's share, no size)
                 values.append(probe.params[variable])
             if len(values) == len(runs) and len(set(values)) > 1:
                 lines = ", ".join(str(loop.line) for loop in bound_loops(unit, variable))

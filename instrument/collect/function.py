@@ -391,7 +391,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         else:
             self.add_ops(self.counter().count(node), node)
             self.expressions(node)
-            self.record_assignment(node)
+            for part in node.exprs if isinstance(node, c_ast.ExprList) else [node]:  # a = x, b = y;
+                self.record_assignment(part)
             self.setter_param(node)
         if isinstance(node, (c_ast.Return, c_ast.Break, c_ast.Continue, c_ast.Goto)):
             start = self.u.tok(node)

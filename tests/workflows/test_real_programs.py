@@ -1710,4 +1710,18 @@ def test_a_master_and_workers_on_strips_with_boundary_rows(tmp_path):
     assert data["self_check"]["worst_error"] == 0
     assert not [f for f in data["fallbacks"] if re.search(r"as measured(?!-ratio)|first run", f)], data["fallbacks"]
     assert len([f for f in data["fallbacks"] if "a + b/(P - 1: the workers)" in f]) == 2
+    # end = offset + rows - 1 differs between the workers: each one's share, no size to --param
+    assert not [f for f in data["fallbacks"] if "give --param" in f]
     assert_exact(tmp_path / "m.json", run(4, 240, 96, 10), {"n": 240, "m": 96, "steps": 10})
+
+
+def test_assignments_joined_by_commas_are_followed(tmp_path):
+    """tests/c/real/comma.c: `n = atoi(argv[1]), m = atoi(argv[2]);` and `lo = n / 3, hi = n - n / 7;`
+    are each recorded: the loop bounds are symbolic (fitted before), exact at 10x."""
+    instrumented, plain = build(REAL / "comma.c", tmp_path)
+    same_output(instrumented, plain, 50, 4)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n, m) for n, m in ((50, 4), (71, 6), (95, 5))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"n", "m"} and data["fallbacks"] == []
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 953, 40), {"n": 953, "m": 40})
