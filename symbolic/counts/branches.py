@@ -14,6 +14,15 @@ from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopD
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
 from perfeq.symbolic.resolve import UnitView, condition_resolver
+from perfeq.symbolic.symbols import RANK, P
+
+
+def rank_predicates() -> list[sp.Basic]:
+    """Conditions on the rank a data condition may stand for, simplest first: the root or not, the
+    first worker, the last rank, the ranks with a neighbour on one side or on both (a chain of
+    workers after a master, or of all ranks)."""
+    return [sp.Eq(RANK, 0), sp.Ne(RANK, 0), sp.Eq(RANK, 1), sp.Eq(RANK, P - 1), sp.Ne(RANK, P - 1),
+            RANK > 1, RANK < P - 1, RANK < P - 2, sp.And(RANK > 0, RANK < P - 1)]
 
 
 class Branches(CountBase):
@@ -59,6 +68,9 @@ class Branches(CountBase):
                              evaluated))
             if evaluated:
                 evaluating.append((run.nranks, sum(1 for r in range(run.nranks) if node.counter(r, slot))))
+        by_rank = self._rank_predicate(ctx, unit, cond, block)
+        if by_rank is not None:
+            return by_rank
         samples = [(procs, ratio) for procs, ratio, _ in measured if ratio is not None]
         workers = bool(evaluating) and all(procs > 1 and ranks == procs - 1 for procs, ranks in evaluating)
         by_procs = per_process_ratio(samples, workers=workers)
@@ -87,6 +99,45 @@ class Branches(CountBase):
                                        f"its true ratio differs between the runs ({shown}); the first run's, "
                                        f"{float(kept):.4g}, is kept"))
         return kept
+
+    def _rank_predicate(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr | None:
+        """A data condition every rank decides the same way at each of its evaluations, true on
+        some ranks and false on others (a worker's ``if (left != NONE)`` with the neighbours received
+        from the master: all workers but the first): the first of :func:`rank_predicates` that gives
+        every evaluating rank of every run its outcome, as a condition on the rank, so that each
+        rank, the slowest among them, gets its own count and not the ratio over all of them.  None
+        when a rank's evaluations disagree, every rank decides alike, or no predicate fits."""
+        if cond.block is None:
+            return None
+        slot, then = unit.blocks[cond.block].slot, block.slot
+        outcomes = []  # (P, {rank: true or false}) of every run holding this context
+        for run, node in self._same_context(ctx):
+            decided = {}
+            for r in range(run.nranks):
+                evaluated, taken = node.counter(r, slot), node.counter(r, then)
+                if not evaluated:
+                    continue
+                if taken not in (0, evaluated):
+                    return None
+                decided[r] = taken == evaluated
+            outcomes.append((run.nranks, decided))
+        if len({outcome for _, decided in outcomes for outcome in decided.values()}) < 2:
+            return None
+        fitting = [predicate for predicate in rank_predicates()
+                   if all(bool(predicate.subs({RANK: r, P: procs})) == outcome
+                          for procs, decided in outcomes for r, outcome in decided.items())]
+        # the runs must tell the fitting predicates apart wherever they differ at other P (two
+        # ranks at P = 2 cannot tell rank != 0 from rank == P - 1), on the ranks that evaluate
+        lowest = min(r for _, decided in outcomes for r in decided)
+        tables = {tuple(bool(predicate.subs({RANK: r, P: procs})) for procs in range(2, 17)
+                        for r in range(lowest, procs)) for predicate in fitting}
+        if len(tables) != 1:
+            return None
+        predicate = fitting[0]
+        self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
+                                       f"condition is data, decided alike at every evaluation on a rank: "
+                                       f"{predicate} on every rank of the {len(outcomes)} runs"))
+        return sp.Piecewise((1, predicate), (0, True))
 
     def _fitted_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> tuple[sp.Expr, str] | None:
         """When the runs' true ratios differ because the count of the then block follows a form of
