@@ -59,6 +59,7 @@ MACROS = {m.name: m for m in (
     Macro("PERFEQ_SIZE", ("v", "x")),
     Macro("PERFEQ_PARAM", ("name", "x")),
     Macro("PERFEQ_REGION", ("k",)),
+    Macro("PERFEQ_REGION_TEAM", ("k",)),
     Macro("PERFEQ_BRANCH", ("k", "cond"), threaded=True),
     Macro("PERFEQ_TAKEN", ("k", "cond"), threaded=True),
     Macro("PERFEQ_EITHER", ("t", "e", "cond"), threaded=True),
@@ -156,9 +157,11 @@ def _exit_var(loop: int) -> str:
     return f"perfeq__e{loop}"
 
 
-def region(slot: int) -> str:
-    """Before a parallel construct in serial code: counts its entries."""
-    return f"{MACROS['PERFEQ_REGION'](slot)}; "
+def region(slot: int, team: bool = False) -> str:
+    """Before a parallel construct in serial code: counts its entries; ``team``: the construct has
+    no clause that sizes its team (``num_threads``, ``if``), which is then omp_get_max_threads()
+    (the runtime records it: a construct whose threads run no hook shows its team no other way)."""
+    return f"{MACROS['PERFEQ_REGION_TEAM' if team else 'PERFEQ_REGION'](slot)}; "
 
 
 # ---- statements after one ---------------------------------------------------------------------

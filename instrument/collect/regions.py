@@ -129,7 +129,8 @@ class Regions:
             id=region_id, function=self.index, line=pragma.coord.line, pragma=pragma.string.strip(), slot=slot,
             block=self.block_id, parent=self.regions[-1] if self.regions else None, loop=loop,
         ))
-        return region_id, ("" if self.parallel else hooks.region(slot))
+        sized = re.search(r"\b(num_threads|if)\s*\(", pragma.string) is not None
+        return region_id, ("" if self.parallel else hooks.region(slot, team=not sized))
 
     def share_hook_variables(self, body: c_ast.Node) -> None:
         """After ``default(none)`` in the function's OpenMP constructs: PERFEQ_SHARED, the clause

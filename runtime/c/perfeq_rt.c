@@ -797,12 +797,19 @@ perfeq_count_t *perfeq_counts(perfeq_ctx_t *ctx)
  * (a num_threads(k) clause or omp_set_num_threads() makes it differ from omp_get_max_threads() at
  * the start: Benchmarks Game spectralnorm's num_threads(GetThreadCount()) from the affinity mask).
  * Every member of a team larger than any before takes its context's slab here at least once. */
+#ifdef _OPENMP
+static void perfeq__note_team(int team)
+{
+    int seen = perfeq__g.team;
+    while (team > seen && !__sync_bool_compare_and_swap(&perfeq__g.team, seen, team))
+        seen = perfeq__g.team;
+}
+#endif
+
 static void perfeq__saw_team(void)
 {
 #ifdef _OPENMP
-    int team = omp_get_num_threads(), seen = perfeq__g.team;
-    while (team > seen && !__sync_bool_compare_and_swap(&perfeq__g.team, seen, team))
-        seen = perfeq__g.team;
+    perfeq__note_team(omp_get_num_threads());
 #endif
 }
 
@@ -931,6 +938,18 @@ void perfeq_region(perfeq_ctx_t *ctx, int slot)
     t = perfeq__self;
     if (t && t->id == ctx->thread)
         perfeq__g.region_base = ctx;
+}
+
+/* A parallel construct without num_threads or if clauses, entered from serial code: the team it
+ * forks is omp_get_max_threads(), seen here even when none of its threads runs a hook (a parallel
+ * loop whose trips were counted at its entry: the run was read as one thread's). */
+void perfeq_region_team(perfeq_ctx_t *ctx, int slot)
+{
+    perfeq_region(ctx, slot);
+#ifdef _OPENMP
+    if (!omp_in_parallel())
+        perfeq__note_team(omp_get_max_threads());
+#endif
 }
 
 void perfeq_param(const char *name, double value)

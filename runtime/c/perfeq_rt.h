@@ -223,6 +223,7 @@ size_t perfeq_size(perfeq_ctx_t *ctx, int slot, size_t bytes);
 /* Count an entry into an OpenMP parallel region in slot `slot` of `ctx`, and make `ctx` the base
  * context of worker threads (see "Threads" above). */
 void perfeq_region(perfeq_ctx_t *ctx, int slot);
+void perfeq_region_team(perfeq_ctx_t *ctx, int slot);
 /* Record a problem-size parameter by name (global, not per context). */
 void perfeq_param(const char *name, double value);
 /* Write the trace now (also done automatically at MPI_Finalize and at exit). */
@@ -570,6 +571,8 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 #define PERFEQ_SIZE(v, x)       perfeq__size_inline(perfeq__x, (v), (size_t)(x))
 #define PERFEQ_PARAM(name, x)   perfeq_param((name), (double)(x))
 #define PERFEQ_REGION(k)        perfeq_region(perfeq__x, (k))
+/* Before a construct without num_threads or if clauses: its team is omp_get_max_threads(). */
+#define PERFEQ_REGION_TEAM(k)   perfeq_region_team(perfeq__x, (k))
 /* Iteration of an OpenMP worksharing loop, at the top of its body: slot k+1 (see above). */
 #define PERFEQ_ITER_BODY_MT(k)  (perfeq_counts_mt(perfeq__x)[(k) + 1]++)
 /* Expression prefixes: PERFEQ_CALL(unit, site, "callee") , f(args)  (always inside parentheses). */
@@ -702,6 +705,7 @@ static __inline__ perfeq_value_stat_t *perfeq__twin_values(perfeq_unit_t *unit, 
 #define PERFEQ_SIZE(v, x)       (x)
 #define PERFEQ_PARAM(name, x)   ((void)0)
 #define PERFEQ_REGION(k)        ((void)0)
+#define PERFEQ_REGION_TEAM(k)   ((void)0)
 #define PERFEQ_ITER_BODY_MT(k)  ((void)0)
 #define PERFEQ_CALL(unit, site, callee) ((void)0)
 #define PERFEQ_CALLED(unit, site, callee, call) (call)

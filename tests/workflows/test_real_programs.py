@@ -1732,3 +1732,19 @@ def test_assignments_joined_by_commas_are_followed(tmp_path):
     data = json.loads((tmp_path / "m.json").read_text())
     assert set(data["parameters"]) == {"n", "m"} and data["fallbacks"] == []
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 953, 40), {"n": 953, "m": 40})
+
+
+def test_a_team_whose_threads_run_no_hook_is_recorded(tmp_path, monkeypatch):
+    """tests/c/real/teamless.c: a run on two threads whose parallel loop runs no hook is a two-thread
+    run (the team of a construct without num_threads or if clauses is omp_get_max_threads(), noted
+    before it forks); the model of runs on 1 and 2 threads is exact at 8x on 2 threads."""
+    instrumented, plain = build(REAL / "teamless.c", tmp_path, "-fopenmp")
+    same_output(instrumented, plain, 1000)
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (10000, 20000)]
+    assert [read_trace(path).ranks[0].threads for path in small] == [1, 1, 2, 2]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert [run["T"] for run in json.loads((tmp_path / "m.json").read_text())["runs"]] == [1, 1, 2, 2]
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80000), {"n": 80000})

@@ -24,19 +24,19 @@ int main(void)
 { PERFEQ_FUNC_BEGIN(perfeq__unit, 0) 
     int i, j;
     long sum = 0, diag = 0, count = 0, each = 0, evens = 0;
-{ PERFEQ_REGION(1); PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(2, (0), (N), 1);
+{ PERFEQ_REGION_TEAM(1); PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(2, (0), (N), 1);
 #line 13 "omp.c"
 #pragma omp parallel for private(j)
     for (i = 0; i < N; i++)
         {  PERFEQ_MT_LOCAL { PERFEQ_BLOCK_L(3); PERFEQ_TRIPS_LT_L(4, (0), (N), 1); for (j = 0; j < N; j++)
             { a[i][j] = i + j; } } } } PERFEQ_BLOCK(5); 
-{ PERFEQ_REGION(7); PERFEQ_LOOP_ENTER(6);
+{ PERFEQ_REGION_TEAM(7); PERFEQ_LOOP_ENTER(6);
 #line 17 "omp.c"
 #pragma omp parallel for collapse(2) reduction(+ : sum)
     for (i = 0; i < N; i++)
         for (j = 0; j < N; j++)
             {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(8); sum += (long)a[i][j]; } } PERFEQ_BLOCK(9); 
-{ PERFEQ_REGION(10);
+{ PERFEQ_REGION_TEAM(10);
 #line 21 "omp.c"
 #pragma omp parallel
     { PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(11); 
@@ -53,17 +53,17 @@ int main(void)
 #pragma omp atomic
         count++;
     } } PERFEQ_BLOCK(34); 
-{ PERFEQ_REGION(36); PERFEQ_LOOP_ENTER(35); PERFEQ_TRIPS_LT(37, (0), (N), 1);
+{ PERFEQ_REGION_TEAM(36); PERFEQ_LOOP_ENTER(35); PERFEQ_TRIPS_LT(37, (0), (N), 1);
 #line 34 "omp.c"
 #pragma omp parallel for reduction(+ : count)
     for (i = 0; i < N; i++)
         { count += i > N / 2 ? 1 : 0; } } PERFEQ_BLOCK(38); 
-{ PERFEQ_REGION(39);
+{ PERFEQ_REGION_TEAM(39);
 #line 37 "omp.c"
 #pragma omp parallel reduction(+ : each)
     {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(40); { PERFEQ_BLOCK_L(41); PERFEQ_TRIPS_LT_L(42, (0), (4), 1); for (int k = 0; k < 4; k++)
         { each += 1; } } } } PERFEQ_BLOCK(43); 
-{ PERFEQ_REGION(44);
+{ PERFEQ_REGION_TEAM(44);
 #line 40 "omp.c"
 #pragma omp parallel
 {  PERFEQ_MT_LOCAL PERFEQ_BLOCK_L(45); { PERFEQ_BLOCK_L(46);
