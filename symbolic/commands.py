@@ -198,8 +198,10 @@ def _print_self_check(check: dict) -> None:
             if any(c["measured"] or c["modelled"] for c in check["checks"] if c["key"] == k)]
     table = {(c["trace"], c["key"]): c for c in check["checks"]}
     traces = list(dict.fromkeys(c["trace"] for c in check["checks"]))
+    rank = check.get("worst_rank_error")
+    largest = f"; largest rank: {_percent(rank, 1)}" if rank else ""
     print(f"self-check: the model against its {len(traces)} training run(s), error per key "
-          f"(worst: {_worst(check)}; warned above {check['tolerance']:.0%})")
+          f"(worst: {_worst(check)}{largest}; warned above {check['tolerance']:.0%})")
     print("  " + f"{'trace':20s}" + "".join(f"{k:>9s}" for k in keys))
     for trace in traces:
         print("  " + f"{trace[:20]:20s}" + "".join(f"{_percent(table[trace, k]['error'], 1):>9s}" for k in keys))

@@ -28,6 +28,7 @@ from perfeq.symbolic.observe import RunObservation
 # (startup), bytes and messages sent
 CHECK_KEYS = ("ops", *chimod.OP_KINDS, "par", "startup", "bytes", "sent")
 TOLERANCE = 0.01  # relative, in total over the ranks of a training run
+SLOWEST_KEYS = ("ops", "startup", "bytes")  # what the time of the slowest rank follows
 CULPRITS = 3  # blocks named per warning
 
 
@@ -80,13 +81,27 @@ class Fidelity:
                 blame = "; ".join(off[0].culprits) or "no single block"
                 lines.append(f"the model does not reproduce its own run {trace}: "
                              f"{', '.join(c.describe() for c in off)}; largest differences in {off[0].key}: {blame}")
+                continue
+            slowest = [c for c in self.checks if c.trace == trace and c.key in SLOWEST_KEYS
+                       and abs(c.max_error) > TOLERANCE]
+            if slowest:
+                lines.append(f"the model reproduces its own run {trace} in total but not its largest rank, which the "
+                             f"time follows: " + ", ".join(
+                                 f"{c.key} {c.modelled_max:.6g} vs {c.measured_max:.6g} measured "
+                                 f"({c.max_error:+.1%})" for c in slowest) +
+                             " (data-dependent work modelled with its share over all ranks)")
         return lines
+
+    def worst_rank(self) -> float:
+        """The relative error of the largest rank's count (the slowest rank's, for ops) farthest from 0."""
+        return max((c.max_error for c in self.checks if c.key in SLOWEST_KEYS), key=abs, default=0.0)
 
     def worst(self) -> float:
         return max((abs(c.error) for c in self.checks), default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tolerance": TOLERANCE, "worst_error": _finite(self.worst()), "warnings": self.warnings(),
+        return {"tolerance": TOLERANCE, "worst_error": _finite(self.worst()),
+                "worst_rank_error": _finite(self.worst_rank()), "warnings": self.warnings(),
                 "checks": [{**asdict(c), "error": _finite(c.error), "worst_rank_error": _finite(c.worst_rank_error),
                             "max_error": _finite(c.max_error)}
                            for c in self.checks],

@@ -1652,8 +1652,10 @@ def test_the_model_against_a_run_compares_the_largest_rank_too(tmp_path, capsys)
     run = mpi_program(tmp_path, REAL / "skewed.c")
     small = [run(procs, n, f"{n}-{procs}.trace") for n in (400, 800) for procs in (1, 2)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    check = json.loads((tmp_path / "m.json").read_text())["self_check"]
+    assert check["worst_error"] == 0 and check["worst_rank_error"] < -0.05  # the slowest rank: loudly
+    assert "in total but not its largest rank" in capsys.readouterr().err
     big = run(2, 6400, "big.trace")
-    capsys.readouterr()
     assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(big), "--json"]) == 0
     keys = json.loads(capsys.readouterr().out)["keys"]
     measured = measured_counts(from_trace(big))["per_rank"]
