@@ -215,6 +215,8 @@ class CountBase:
             log = sp.log(n, 2)
             forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
                       n / log, n / (P * log)]
+            if self.procs_differ:  # each rank sorts its n / P keys (qsort's comparator calls)
+                forms.append(n / P * sp.log(n / P, 2))
             if self.procs_vary:  # a master and P - 1 workers (LLNL's mpi_mm: rows = n / (P - 1) each)
                 forms += [sp.floor(n / (P - 1)), n / (P - 1), n**2 / (P - 1)]
         for n in self.exponent_symbols:  # a size given by its logarithm (NPB MG's lt, HPGMG's log2 box)
@@ -239,6 +241,11 @@ class CountBase:
             for m in symbols[i + 1:]:
                 forms += [n * m, n * m / P] + ([n * m / (P - 1)] if self.procs_vary else [])
         return forms
+
+    @cached_property
+    def procs_differ(self) -> bool:
+        """Whether the runs were made on different numbers of processes."""
+        return len({self.values(r, 0).get(P) for r in (self.run, *self.extra_runs)}) > 1
 
     @cached_property
     def procs_vary(self) -> bool:
