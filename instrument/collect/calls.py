@@ -53,7 +53,9 @@ COMMUNICATOR_CONSTRUCTORS = ("MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_dup"
 _HANDLES = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, "datatypes")),
             **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, "communicators"))}
 ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
-ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod")
+# what turns a command-line argument into a number (strlen: a string's length is the size,
+# parallel-etudes' omp-levenshtein)
+ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod", "strlen")
 # calls whose writes through their arguments the symbolic stage knows (perfeq.symbolic.communicators)
 _KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}

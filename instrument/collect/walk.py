@@ -84,7 +84,29 @@ def command_line_names(functions: list[c_ast.FuncDef]) -> frozenset[str]:
         if len(params) >= 2 and isinstance(params[0], c_ast.Decl) and isinstance(params[1], c_ast.Decl) \
                 and _is_int(params[0].type) and _is_char_pointers(params[1].type) and params[1].name:
             found.add(params[1].name)
-    return frozenset(found)
+    return frozenset(found | _argument_strings(functions, found))
+
+
+def _argument_strings(functions: list[c_ast.FuncDef], command_line: set[str]) -> set[str]:
+    """The ``char *`` parameters of the program's functions that a call gives a command-line
+    argument (``levenshtein(argv[1], argv[2])`` with ``n = strlen(s)`` inside: parallel-etudes)."""
+    by_name = {fd.decl.name: fd for fd in functions}
+    found: set[str] = set()
+    for fd in functions:
+        for call in find(fd.body, c_ast.FuncCall):
+            target = by_name.get(call.name.name) if isinstance(call.name, c_ast.ID) else None
+            params = target.decl.type.args.params if target is not None and target.decl.type.args else []
+            for param, arg in zip(params, call.args.exprs if call.args else [], strict=False):
+                if isinstance(param, c_ast.Decl) and param.name and _is_char_pointer(param.type) \
+                        and isinstance(arg, c_ast.ArrayRef) and command_line & names(arg.name):
+                    found.add(param.name)
+    return found
+
+
+def _is_char_pointer(typ: c_ast.Node) -> bool:
+    """``char *``, ``const char *``."""
+    return isinstance(typ, c_ast.PtrDecl) and isinstance(typ.type, c_ast.TypeDecl) \
+        and isinstance(typ.type.type, c_ast.IdentifierType) and typ.type.type.names == ["char"]
 
 
 def _is_int(typ: c_ast.Node) -> bool:
