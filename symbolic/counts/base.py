@@ -668,8 +668,8 @@ def per_process_ratio(samples: list[tuple[float, sp.Expr]], workers: bool = Fals
     if all(abs(float(form.subs(P, int(p)) - means[p])) <= 0.01 for p in procs):
         if not (0 <= a <= 1 and 0 <= a + b / (1 + shift) <= 1):
             form = sp.Max(0, sp.Min(1, form))
-        over = "P - 1: the workers" if workers else "P"
-        return form, f"{shown}: {sp.nsimplify(form, tolerance=1e-3, rational=True)} (a + b/({over}) through them)"
+        over = "(P - 1: the workers)" if workers else "P"
+        return form, f"{shown}: {sp.nsimplify(form, tolerance=1e-3, rational=True)} (a + b/{over} through them)"
     pieces = [(means[p], sp.Eq(P, int(p))) for p in procs[:-1]]
     return (sp.Piecewise(*pieces, (means[procs[-1]], True)),
             f"{shown} (the largest P's beyond {int(procs[-1])})")
