@@ -1782,3 +1782,15 @@ def test_sizes_that_are_lengths_of_command_line_strings(tmp_path):
     measured = measured_counts(from_trace(paths[240, 320]))["total"]["ops"]
     assert load_model(tmp_path / "m.json").counts({"n": 240, "m": 320}, 1, 1)["total"]["ops"] == pytest.approx(
         measured, rel=0.01)
+
+
+def test_a_fitted_iteration_count_stays_within_its_header(tmp_path):
+    """tests/c/real/capped.c: a convergence loop's sweeps, fitted as c log2(n) from two sizes, are
+    at most the header's MAXIT = 20: exact at 16x (21.1 sweeps and +5.3 % ops before)."""
+    instrumented, plain = build(REAL / "capped.c", tmp_path)
+    same_output(instrumented, plain, 1000)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (100000, 200000)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert any("at most 20, the trips its header allows" in f
+               for f in json.loads((tmp_path / "m.json").read_text())["fallbacks"])
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 1600000), {"n": 1600000})
