@@ -238,9 +238,12 @@ def message_counts(call: str, *, calls: int, nbytes: int, comm_size: int | None,
                    comm_rank: int | None, root: int | None) -> MessageCounts:
     """The messages of ``calls`` calls of ``call`` by one rank, whose blocks total ``nbytes``.
 
-    Raises KeyError for a call that is not in :data:`MPI_CALLS`.
+    Raises KeyError for a call that is not in :data:`MPI_CALLS`.  A point-to-point send recorded
+    with communicator size 0 had no partner (``MPI_PROC_NULL``): no message.
     """
     model = model_of(call)
+    if comm_size == 0 and MPI_CALLS[call].c_null is not None:
+        return MessageCounts()
     p, v = relative_rank(comm_size, comm_rank, root)
     return MessageCounts(
         sent=calls * model.sent(p, v),

@@ -253,7 +253,7 @@ class CostModel:
             for key, by_rank in found.items():
                 out["per_rank"][key] = by_rank.tolist()
                 out["total"][key] = float(np.sum(by_rank))
-        slowest = int(np.argmax(out["per_rank"]["ops"])) if procs else 0
+        slowest = _slowest(out["per_rank"]) if procs else 0
         out["slowest_rank"] = slowest
         out["slowest"] = {key: out["per_rank"][key][slowest] for key in out["per_rank"]}
         return out
@@ -653,6 +653,16 @@ def _path_parts(ctx) -> list[tuple[str, int, int | None]]:
         parts.append((node.unit, node.function, node.site))
         node = node.parent
     return list(reversed(parts))
+
+
+def _slowest(per_rank: dict[str, list[float]]) -> int:
+    """The rank with the most operations; among ranks with as many (to 1e-9), the one with the most
+    messages on the critical path, then bytes (the interior ranks of a chain, not rank 0, whose
+    left neighbour is MPI_PROC_NULL)."""
+    ops = np.asarray(per_rank["ops"], dtype=float)
+    tied = np.flatnonzero(ops >= ops.max() - 1e-9 * max(1.0, abs(ops.max())))
+    zeros = [0.0] * len(ops)
+    return int(max(tied, key=lambda r: (per_rank.get("startup", zeros)[r], per_rank.get("bytes", zeros)[r], -r)))
 
 
 def _named(param: ParamDescriptor, symbol: str) -> ParamDescriptor:

@@ -140,7 +140,9 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     perfeq__rc = PMPI_Send(buf, count, datatype, dest, tag, comm);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Send", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -159,7 +161,9 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__rc = PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Ssend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -197,7 +201,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     perfeq__rc = PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)sendcount;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)sendcount;
     perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv", perfeq__elements,
                        perfeq__elements * perfeq__type_size(sendtype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -216,7 +222,9 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__rc = PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Bsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -235,7 +243,9 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__rc = PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Rsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -254,7 +264,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     perfeq__rc = PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     perfeq__left = perfeq__mpi_now();
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Sendrecv_replace", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
@@ -270,7 +282,9 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Isend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, 0, 0);
@@ -286,7 +300,9 @@ int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Issend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, 0, 0);
@@ -302,7 +318,9 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     perfeq__mpi_take_site(&perfeq__where);
     perfeq__rc = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)count;
+    if (dest == MPI_PROC_NULL)
+        perfeq__size = 0; /* no partner: no message, no bytes (docs/trace.md) */
+    perfeq__elements = perfeq__size == 0 ? 0 : (long long)count;
     perfeq__mpi_record(&perfeq__where, "MPI_Irsend", perfeq__elements,
                        perfeq__elements * perfeq__type_size(datatype),
                        perfeq__size, perfeq__rank, -1, 0, 0);

@@ -200,6 +200,14 @@ class MPICall:
     def c_comm(self) -> str | None:
         return None if self.comm is None else self.parameters[self.comm].name
 
+    @property
+    def c_null(self) -> str | None:
+        """C test that a point-to-point send has no partner (``MPI_PROC_NULL``, the edge of a
+        non-periodic Cartesian grid): no message, recorded with communicator size 0."""
+        if self.messages != "point-to-point" or self.peer is None:
+            return None
+        return f"{self.parameters[self.peer].name} == MPI_PROC_NULL"
+
 
 # Kinds of calls that wait for other ranks (MPICall.synchronisation).
 GLOBAL_SYNC_KINDS = frozenset({"barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",

@@ -633,6 +633,41 @@ def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
     return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))
 
 
+def rank_predicates() -> list[sp.Basic]:
+    """Conditions on the rank a data condition may stand for, simplest first: the root or not, the
+    first worker, the last rank, the ranks with a neighbour on one side or on both (a chain of
+    workers after a master, or of all ranks)."""
+    return [sp.Eq(RANK, 0), sp.Ne(RANK, 0), sp.Eq(RANK, 1), sp.Eq(RANK, P - 1), sp.Ne(RANK, P - 1),
+            RANK > 1, RANK < P - 1, RANK < P - 2, sp.And(RANK > 0, RANK < P - 1)]
+
+
+def chain_predicates() -> list[sp.Basic]:
+    """Where a rank of a chain of P has a neighbour: on the left (all but the first), on the right
+    (all but the last), on both, on neither (P = 1) -- MPI_Cart_shift on a non-periodic dimension."""
+    return [sp.Ne(RANK, 0), sp.Ne(RANK, P - 1), sp.And(RANK > 0, RANK < P - 1)]
+
+
+def rank_predicate(outcomes: list[tuple[int, dict[int, bool]]],
+                   candidates: list[sp.Basic] | None = None) -> sp.Basic | None:
+    """The condition on the rank that gives every rank of every run its outcome (``outcomes``:
+    (P, {rank: true or false}) per run), the first of ``candidates`` (default
+    :func:`rank_predicates`); None when every rank
+    had the same outcome, none fits, or the runs cannot tell the fitting ones apart where they
+    differ at other P (two ranks at P = 2 cannot tell rank != 0 from rank == P - 1), on the ranks
+    the runs had outcomes for."""
+    if len({outcome for _, decided in outcomes for outcome in decided.values()}) < 2:
+        return None
+    fitting = [predicate for predicate in candidates or rank_predicates()
+               if all(bool(predicate.subs({RANK: r, P: procs})) == outcome
+                      for procs, decided in outcomes for r, outcome in decided.items())]
+    if not fitting:
+        return None
+    lowest = min(r for _, decided in outcomes for r in decided)
+    tables = {tuple(bool(predicate.subs({RANK: r, P: procs})) for procs in range(2, 17)
+                    for r in range(lowest, procs)) for predicate in fitting}
+    return fitting[0] if len(tables) == 1 else None
+
+
 def per_process_ratio(samples: list[tuple[float, sp.Expr]], workers: bool = False) -> tuple[sp.Expr, str] | None:
     """The true ratio of a data-dependent conditional that depends on the process count: (P, ratio)
     samples from runs at two or more P that differ between the P far more than at one P (sizes

@@ -12,17 +12,9 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
-from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
+from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio, rank_predicate
 from perfeq.symbolic.resolve import UnitView, condition_resolver
-from perfeq.symbolic.symbols import RANK, P
 
-
-def rank_predicates() -> list[sp.Basic]:
-    """Conditions on the rank a data condition may stand for, simplest first: the root or not, the
-    first worker, the last rank, the ranks with a neighbour on one side or on both (a chain of
-    workers after a master, or of all ranks)."""
-    return [sp.Eq(RANK, 0), sp.Ne(RANK, 0), sp.Eq(RANK, 1), sp.Eq(RANK, P - 1), sp.Ne(RANK, P - 1),
-            RANK > 1, RANK < P - 1, RANK < P - 2, sp.And(RANK > 0, RANK < P - 1)]
 
 
 class Branches(CountBase):
@@ -121,19 +113,9 @@ class Branches(CountBase):
                     return None
                 decided[r] = taken == evaluated
             outcomes.append((run.nranks, decided))
-        if len({outcome for _, decided in outcomes for outcome in decided.values()}) < 2:
+        predicate = rank_predicate(outcomes)
+        if predicate is None:
             return None
-        fitting = [predicate for predicate in rank_predicates()
-                   if all(bool(predicate.subs({RANK: r, P: procs})) == outcome
-                          for procs, decided in outcomes for r, outcome in decided.items())]
-        # the runs must tell the fitting predicates apart wherever they differ at other P (two
-        # ranks at P = 2 cannot tell rank != 0 from rank == P - 1), on the ranks that evaluate
-        lowest = min(r for _, decided in outcomes for r in decided)
-        tables = {tuple(bool(predicate.subs({RANK: r, P: procs})) for procs in range(2, 17)
-                        for r in range(lowest, procs)) for predicate in fitting}
-        if len(tables) != 1:
-            return None
-        predicate = fitting[0]
         self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
                                        f"condition is data, decided alike at every evaluation on a rank: "
                                        f"{predicate} on every rank of the {len(outcomes)} runs"))

@@ -25,7 +25,8 @@ from perfeq.instrument.descriptors import CommDescriptor
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.communicators import communicator, size_symbols
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, _rational
+from perfeq.symbolic.counts.base import (FIT_TOLERANCE, CountBase, Fallback, _number, _rational,
+                                         chain_predicates, per_process_ratio, rank_predicate)
 from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank, summed_messages
 from perfeq.symbolic.resolve import Resolver, UnitView
 from perfeq.symbolic.symbols import RANK, P
@@ -238,21 +239,23 @@ class CommCounts(CountBase):
         those bytes are checked within the fit's tolerance, not exactly.
         """
         resolver = Resolver(unit, comm.function, comm.loop, comm.line, self.param_symbols)
-        records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])]
+        records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])
+                   if rec.comm_size != 0]  # (0: a send to MPI_PROC_NULL, no message)
         if not any(rec.calls for rec in records):  # never called in the first run (P = 1): sizes from one where it ran
             records = self._records_where_called(ctx, comm) or records
         where = self._where(unit, comm)
+        share = self._partner_share(ctx, unit, comm)
         fitted, fit_note = self._array_bytes(ctx, comm)
         if fitted is None:
             fitted, fit_note = self._data_bytes(ctx, comm, resolver)
-        result, reason = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note)
+        result, reason = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note, share)
         if result is None and fitted is None:  # a count the callee has, that its caller passed as data
             fitted, fit_note = self._data_bytes(ctx, comm, resolver, passed=True)
             if fitted is not None:
-                result, _ = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note)
+                result, _ = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note, share)
         if result is not None:
             return result
-        per_call = self._measured_per_call(ctx, unit, comm, records)
+        per_call = self._measured_per_call(ctx, unit, comm, records, share)
         if per_call is not None:
             self.fallbacks.append(Fallback(where, "measured", "communication", f"{reason}: messages and bytes per "
                                            "call as measured, times the calls modelled"))
@@ -261,7 +264,8 @@ class CommCounts(CountBase):
         self.fallbacks.append(Fallback(where, "measured", "communication", reason))
         return tuple(sp.Rational(getattr(measured, key), self.run.nranks) for key in ("sent", "bytes_sent", "critical"))
 
-    def _measured_per_call(self, ctx, unit: UnitView, comm: CommDescriptor, records: list) -> tuple | None:
+    def _measured_per_call(self, ctx, unit: UnitView, comm: CommDescriptor, records: list,
+                           share: sp.Expr = sp.Integer(1)) -> tuple | None:
         """(sent, bytes, critical) per call as ``records`` measured them (the first run's, or one
         where the site ran), times the calls of the site's block as modelled: a send whose partner
         or size is data scales with the calls and vanishes where its block does (on one process, a
@@ -272,18 +276,19 @@ class CommCounts(CountBase):
             return None
         total = summed_messages(records)
         try:
-            return tuple(self.total(ctx, unit, comm.block, sp.Rational(getattr(total, key), calls))
+            return tuple(self.total(ctx, unit, comm.block, share * sp.Rational(getattr(total, key), calls))
                          for key in ("sent", "bytes_sent", "critical"))
         except Unresolved:
             return None
 
     def _modelled_comm(self, ctx, unit: UnitView, comm: CommDescriptor, resolver: Resolver, records: list,
-                       fitted: sp.Expr | None, fit_note: str) -> tuple[tuple | None, str]:
+                       fitted: sp.Expr | None, fit_note: str, share: sp.Expr = sp.Integer(1)) -> tuple[tuple | None, str]:
         """The call site's (sent, bytes, critical) summed over the context, when they reproduce the
         run (bytes within the fit's tolerance when ``fitted`` bytes per call are given); else None
         and the reason.  The notes of what was approximated are kept only for a result."""
         where = self._where(unit, comm)
         sent, nbytes, critical, notes = comm_counts(comm, resolver, records, nbytes=fitted)
+        sent, nbytes, critical = (share * w for w in (sent, nbytes, critical))  # (sends to MPI_PROC_NULL)
         try:
             result = tuple(self.total(ctx, unit, comm.block, w) for w in (sent, nbytes, critical))
         except Unresolved as exc:
@@ -296,10 +301,49 @@ class CommCounts(CountBase):
             self.fallbacks.append(Fallback(where, "fit", "communication", fit_note))
         return result, ""
 
+    def _partner_share(self, ctx, unit: UnitView, comm: CommDescriptor) -> sp.Expr:
+        """The share of a send site's calls that had a partner: 1, unless some call sent to
+        ``MPI_PROC_NULL`` (the edges of a non-periodic Cartesian grid: ``MPI_Cart_shift`` gives the
+        first rank no left neighbour); then a condition on the rank when each rank always or never
+        had one (rank != 0 on a chain), else the share as a function of P (a + b / P), else the
+        first run's share; named in the fallbacks."""
+        if MPI_CALLS.get(comm.call) is None or MPI_CALLS[comm.call].c_null is None:
+            return sp.Integer(1)
+        outcomes, shares, alike = [], [], True  # per run: (P, {rank: partnered}), (P, share)
+        for run, node in self._same_context(ctx):
+            decided, real, every = {}, 0, 0
+            for r in range(run.nranks):
+                recs = node.mpi.get(r, {}).get(comm.id, [])
+                calls, partnered = sum(x.calls for x in recs), sum(x.calls for x in recs if x.comm_size != 0)
+                if calls:
+                    alike = alike and partnered in (0, calls)
+                    decided[r], real, every = partnered == calls, real + partnered, every + calls
+            if every:
+                outcomes.append((run.nranks, decided))
+                shares.append((run.nranks, sp.Rational(real, every)))
+        if all(share == 1 for _, share in shares):
+            return sp.Integer(1)
+        where = self._where(unit, comm)
+        predicate = rank_predicate(outcomes, chain_predicates()) if alike else None
+        if predicate is not None:
+            self.fallbacks.append(Fallback(where, "fit", "communication", f"some calls sent to MPI_PROC_NULL (no "
+                                           f"message): a partner on the ranks where {predicate}, in the {len(outcomes)} runs"))
+            return sp.Piecewise((1, predicate), (0, True))
+        by_procs = per_process_ratio(shares)
+        if by_procs is not None:
+            self.fallbacks.append(Fallback(where, "measured-ratio", "communication",
+                                           f"some calls sent to MPI_PROC_NULL (no message): the share with a partner, "
+                                           f"{by_procs[1]}"))
+            return by_procs[0]
+        self.fallbacks.append(Fallback(where, "measured-ratio", "communication", f"some calls sent to MPI_PROC_NULL "
+                                       f"(no message): the first run's share with a partner, {shares[0][1]}"))
+        return shares[0][1]
+
     def _records_where_called(self, ctx, comm: CommDescriptor) -> list:
         """The call site's records in the first run holding this context where the site was called."""
         for run, node in self._same_context(ctx):
-            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])]
+            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])
+                       if rec.comm_size != 0]
             if any(rec.calls for rec in records):
                 return records
         return []
@@ -359,7 +403,8 @@ class CommCounts(CountBase):
                 reason = str(exc)
         samples = []
         for run, node in self._same_context(ctx):
-            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, []) if rec.calls]
+            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])
+                       if rec.calls and rec.comm_size != 0]
             calls = sum(rec.calls for rec in records)
             if calls:
                 samples.append((self.values(run, 0), _rational(Fraction(sum(rec.bytes for rec in records), calls))))

@@ -1794,3 +1794,34 @@ def test_a_fitted_iteration_count_stays_within_its_header(tmp_path):
     assert any("at most 20, the trips its header allows" in f
                for f in json.loads((tmp_path / "m.json").read_text())["fallbacks"])
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 1600000), {"n": 1600000})
+
+
+def test_sends_to_mpi_proc_null_are_no_messages(tmp_path, capsys):
+    """tests/c/real/procnull.c: a chain's halo exchange with MPI_Cart_shift neighbours.  A send to
+    MPI_PROC_NULL is no message in the run (on one process the exchange sends nothing) nor in the
+    model, which gives the right sends a partner on rank != P - 1 and the left ones on rank != 0:
+    exact per rank at 8x on 2 processes and in total on 4 (all of it was counted before)."""
+    binary = tmp_path / "prog"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
+                     str(REAL / "procnull.c"), "-o", str(binary)]) == 0
+
+    def run(procs: int, n: int) -> Path:
+        path = tmp_path / f"n{n}-P{procs}.trace"
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n), "20"]) == 0
+        return path
+
+    small = [run(procs, n) for n in (1000, 2000) for procs in (1, 2)]
+    one = measured_counts(from_trace(small[0]))["total"]
+    assert (one["startup"], one["sent"], one["bytes"]) == (0, 0, 0)
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0 and not data["self_check"]["worst_rank_error"]
+    assert sorted(f.split("ranks where ")[1].split(", in the")[0] for f in data["fallbacks"] if "MPI_PROC_NULL" in f) \
+        == ["Ne(rank, 0)", "Ne(rank, P - 1)"]
+    big = run(2, 16000)
+    values = {"n": 16000, "steps": 20}
+    per_rank = load_model(tmp_path / "m.json").counts(values, 2, 1)["per_rank"]
+    measured = measured_counts(from_trace(big))["per_rank"]
+    for key in ("startup", "sent", "bytes"):
+        assert per_rank[key] == [measured[r][key] for r in range(2)], key
+    assert_exact(tmp_path / "m.json", run(4, 16000), values)
