@@ -16,7 +16,6 @@ from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio, 
 from perfeq.symbolic.resolve import UnitView, condition_resolver
 
 
-
 class Branches(CountBase):
     """The ratios of a context's conditionals and the branches they mispredict."""
 

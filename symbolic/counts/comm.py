@@ -25,8 +25,16 @@ from perfeq.instrument.descriptors import CommDescriptor
 from perfeq.runtime.mpi.calls import MPI_CALLS
 from perfeq.symbolic.cexpr import TYPE_SIZES, Unresolved, to_sympy
 from perfeq.symbolic.communicators import communicator, size_symbols
-from perfeq.symbolic.counts.base import (FIT_TOLERANCE, CountBase, Fallback, _number, _rational,
-                                         chain_predicates, per_process_ratio, rank_predicate)
+from perfeq.symbolic.counts.base import (
+    FIT_TOLERANCE,
+    CountBase,
+    Fallback,
+    _number,
+    _rational,
+    chain_predicates,
+    per_process_ratio,
+    rank_predicate,
+)
 from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank, summed_messages
 from perfeq.symbolic.resolve import Resolver, UnitView
 from perfeq.symbolic.symbols import RANK, P
@@ -265,7 +273,7 @@ class CommCounts(CountBase):
         return tuple(sp.Rational(getattr(measured, key), self.run.nranks) for key in ("sent", "bytes_sent", "critical"))
 
     def _measured_per_call(self, ctx, unit: UnitView, comm: CommDescriptor, records: list,
-                           share: sp.Expr = sp.Integer(1)) -> tuple | None:
+                           share: sp.Expr) -> tuple | None:
         """(sent, bytes, critical) per call as ``records`` measured them (the first run's, or one
         where the site ran), times the calls of the site's block as modelled: a send whose partner
         or size is data scales with the calls and vanishes where its block does (on one process, a
@@ -282,7 +290,7 @@ class CommCounts(CountBase):
             return None
 
     def _modelled_comm(self, ctx, unit: UnitView, comm: CommDescriptor, resolver: Resolver, records: list,
-                       fitted: sp.Expr | None, fit_note: str, share: sp.Expr = sp.Integer(1)) -> tuple[tuple | None, str]:
+                       fitted: sp.Expr | None, fit_note: str, share: sp.Expr) -> tuple[tuple | None, str]:
         """The call site's (sent, bytes, critical) summed over the context, when they reproduce the
         run (bytes within the fit's tolerance when ``fitted`` bytes per call are given); else None
         and the reason.  The notes of what was approximated are kept only for a result."""

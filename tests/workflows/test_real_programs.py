@@ -60,6 +60,21 @@ def mpi_program(folder: Path, *sources: Path, libraries: tuple[str, ...] = ()):
     return run
 
 
+def mpi_runs(folder: Path, source: Path):
+    """``perfeq cc`` of an MPI program (mpicc -O1); returns ``run(procs, *args)``, which records
+    ``prog args`` on ``procs`` processes into a trace named by the arguments and P."""
+    binary = folder / "prog"
+    assert cli.main(["cc", "--build-dir", str(folder / "build"), find_mpi().mpicc, "-O1", str(source),
+                     "-o", str(binary)]) == 0
+
+    def run(procs: int, *args: object) -> Path:
+        path = folder / ("-".join(map(str, args)) + f"-P{procs}.trace")
+        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), *map(str, args)]) == 0
+        return path
+
+    return run
+
+
 def trace(binary: Path, path: Path, *args: object) -> Path:
     assert cli.main(["run", "-o", str(path), "--", str(binary), *map(str, args)]) == 0
     return path
@@ -1597,15 +1612,7 @@ def test_a_rank_mpi_stores_through_a_pointer_parameter_is_the_rank(tmp_path):
 def test_a_size_named_like_a_numpy_function_prices_collectives_symbolically(tmp_path):
     """tests/c/real/namedmod.c: a parameter ``mod`` no longer shadows numpy's mod in the evaluated
     message counts of the rooted collectives (each fell back to measured bytes before)."""
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
-                     str(REAL / "namedmod.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, mod: int) -> Path:
-        path = tmp_path / f"n{n}-m{mod}-P{procs}.trace"
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n), str(mod)]) == 0
-        return path
-
+    run = mpi_runs(tmp_path, REAL / "namedmod.c")
     small = [run(procs, n, mod) for procs in (1, 2) for n, mod in ((480, 7), (960, 5), (1440, 3))]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
@@ -1674,15 +1681,7 @@ def test_a_send_sized_by_received_data_of_two_sizes(tmp_path):
     """tests/c/real/recvcount.c: rows received from the master times M columns sent back, with N and
     M varied: the bytes per call are fitted as 8 M N / (P - 1) (a product of the two sizes), the model
     reproduces its runs and is exact at 8x on 3 processes (one run's bytes per call before: -98.8 %)."""
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
-                     str(REAL / "recvcount.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, m: int) -> Path:
-        path = tmp_path / f"n{n}-m{m}-P{procs}.trace"
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n), str(m)]) == 0
-        return path
-
+    run = mpi_runs(tmp_path, REAL / "recvcount.c")
     small = [run(2, 40, 10), run(3, 60, 20), run(2, 80, 30), run(3, 100, 10)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
@@ -1696,16 +1695,7 @@ def test_a_master_and_workers_on_strips_with_boundary_rows(tmp_path):
     worker, the neighbour tests 1 - 1 / (P - 1) of the workers, the rows sent back m n / (P - 1):
     all data, fitted over 2 and 3 processes and exact in total on 4 (ops -7.5 %, messages +10.9 %,
     bytes -28 % before)."""
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
-                     str(REAL / "strips.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int, m: int, steps: int) -> Path:
-        path = tmp_path / f"n{n}-m{m}-P{procs}.trace"
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary),
-                         str(n), str(m), str(steps)]) == 0
-        return path
-
+    run = mpi_runs(tmp_path, REAL / "strips.c")
     small = [run(2, 24, 10, 5), run(3, 36, 12, 4), run(2, 40, 16, 6), run(3, 30, 20, 5)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
@@ -1801,16 +1791,8 @@ def test_sends_to_mpi_proc_null_are_no_messages(tmp_path, capsys):
     MPI_PROC_NULL is no message in the run (on one process the exchange sends nothing) nor in the
     model, which gives the right sends a partner on rank != P - 1 and the left ones on rank != 0:
     exact per rank at 8x on 2 processes and in total on 4 (all of it was counted before)."""
-    binary = tmp_path / "prog"
-    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), find_mpi().mpicc, "-O1",
-                     str(REAL / "procnull.c"), "-o", str(binary)]) == 0
-
-    def run(procs: int, n: int) -> Path:
-        path = tmp_path / f"n{n}-P{procs}.trace"
-        assert cli.main(["run", "-o", str(path), "--", *find_mpi().launcher(procs), str(binary), str(n), "20"]) == 0
-        return path
-
-    small = [run(procs, n) for n in (1000, 2000) for procs in (1, 2)]
+    run = mpi_runs(tmp_path, REAL / "procnull.c")
+    small = [run(procs, n, 20) for n in (1000, 2000) for procs in (1, 2)]
     one = measured_counts(from_trace(small[0]))["total"]
     assert (one["startup"], one["sent"], one["bytes"]) == (0, 0, 0)
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
@@ -1818,10 +1800,10 @@ def test_sends_to_mpi_proc_null_are_no_messages(tmp_path, capsys):
     assert data["self_check"]["worst_error"] == 0 and not data["self_check"]["worst_rank_error"]
     assert sorted(f.split("ranks where ")[1].split(", in the")[0] for f in data["fallbacks"] if "MPI_PROC_NULL" in f) \
         == ["Ne(rank, 0)", "Ne(rank, P - 1)"]
-    big = run(2, 16000)
+    big = run(2, 16000, 20)
     values = {"n": 16000, "steps": 20}
     per_rank = load_model(tmp_path / "m.json").counts(values, 2, 1)["per_rank"]
     measured = measured_counts(from_trace(big))["per_rank"]
     for key in ("startup", "sent", "bytes"):
         assert per_rank[key] == [measured[r][key] for r in range(2)], key
-    assert_exact(tmp_path / "m.json", run(4, 16000), values)
+    assert_exact(tmp_path / "m.json", run(4, 16000, 20), values)
