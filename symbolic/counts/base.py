@@ -633,31 +633,21 @@ def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:
     return sp.Piecewise(*pieces, (next(iter(per[procs[-1]])), True))
 
 
-def rank_predicates() -> list[sp.Basic]:
-    """Conditions on the rank a data condition may stand for, simplest first: the root or not, the
-    first worker, the last rank, the ranks with a neighbour on one side or on both (a chain of
-    workers after a master, or of all ranks)."""
-    return [sp.Eq(RANK, 0), sp.Ne(RANK, 0), sp.Eq(RANK, 1), sp.Eq(RANK, P - 1), sp.Ne(RANK, P - 1),
-            RANK > 1, RANK < P - 1, RANK < P - 2, sp.And(RANK > 0, RANK < P - 1)]
-
-
 def chain_predicates() -> list[sp.Basic]:
     """Where a rank of a chain of P has a neighbour: on the left (all but the first), on the right
     (all but the last), on both, on neither (P = 1) -- MPI_Cart_shift on a non-periodic dimension."""
     return [sp.Ne(RANK, 0), sp.Ne(RANK, P - 1), sp.And(RANK > 0, RANK < P - 1)]
 
 
-def rank_predicate(outcomes: list[tuple[int, dict[int, bool]]],
-                   candidates: list[sp.Basic] | None = None) -> sp.Basic | None:
+def rank_predicate(outcomes: list[tuple[int, dict[int, bool]]], candidates: list[sp.Basic]) -> sp.Basic | None:
     """The condition on the rank that gives every rank of every run its outcome (``outcomes``:
-    (P, {rank: true or false}) per run), the first of ``candidates`` (default
-    :func:`rank_predicates`); None when every rank
+    (P, {rank: true or false}) per run), the first of ``candidates``; None when every rank
     had the same outcome, none fits, or the runs cannot tell the fitting ones apart where they
     differ at other P (two ranks at P = 2 cannot tell rank != 0 from rank == P - 1), on the ranks
     the runs had outcomes for."""
     if len({outcome for _, decided in outcomes for outcome in decided.values()}) < 2:
         return None
-    fitting = [predicate for predicate in candidates or rank_predicates()
+    fitting = [predicate for predicate in candidates
                if all(bool(predicate.subs({RANK: r, P: procs})) == outcome
                       for procs, decided in outcomes for r, outcome in decided.items())]
     if not fitting:

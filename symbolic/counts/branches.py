@@ -12,7 +12,7 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
-from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio, rank_predicate
+from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
 from perfeq.symbolic.resolve import UnitView, condition_resolver
 
 
@@ -59,9 +59,6 @@ class Branches(CountBase):
                              evaluated))
             if evaluated:
                 evaluating.append((run.nranks, sum(1 for r in range(run.nranks) if node.counter(r, slot))))
-        by_rank = self._rank_predicate(ctx, unit, cond, block)
-        if by_rank is not None:
-            return by_rank
         samples = [(procs, ratio) for procs, ratio, _ in measured if ratio is not None]
         workers = bool(evaluating) and all(procs > 1 and ranks == procs - 1 for procs, ranks in evaluating)
         by_procs = per_process_ratio(samples, workers=workers)
@@ -90,35 +87,6 @@ class Branches(CountBase):
                                        f"its true ratio differs between the runs ({shown}); the first run's, "
                                        f"{float(kept):.4g}, is kept"))
         return kept
-
-    def _rank_predicate(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr | None:
-        """A data condition every rank decides the same way at each of its evaluations, true on
-        some ranks and false on others (a worker's ``if (left != NONE)`` with the neighbours received
-        from the master: all workers but the first): the first of :func:`rank_predicates` that gives
-        every evaluating rank of every run its outcome, as a condition on the rank, so that each
-        rank, the slowest among them, gets its own count and not the ratio over all of them.  None
-        when a rank's evaluations disagree, every rank decides alike, or no predicate fits."""
-        if cond.block is None:
-            return None
-        slot, then = unit.blocks[cond.block].slot, block.slot
-        outcomes = []  # (P, {rank: true or false}) of every run holding this context
-        for run, node in self._same_context(ctx):
-            decided = {}
-            for r in range(run.nranks):
-                evaluated, taken = node.counter(r, slot), node.counter(r, then)
-                if not evaluated:
-                    continue
-                if taken not in (0, evaluated):
-                    return None
-                decided[r] = taken == evaluated
-            outcomes.append((run.nranks, decided))
-        predicate = rank_predicate(outcomes)
-        if predicate is None:
-            return None
-        self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
-                                       f"condition is data, decided alike at every evaluation on a rank: "
-                                       f"{predicate} on every rank of the {len(outcomes)} runs"))
-        return sp.Piecewise((1, predicate), (0, True))
 
     def _fitted_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> tuple[sp.Expr, str] | None:
         """When the runs' true ratios differ because the count of the then block follows a form of

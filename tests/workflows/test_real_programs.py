@@ -1692,7 +1692,8 @@ def test_a_send_sized_by_received_data_of_two_sizes(tmp_path):
 
 def test_a_master_and_workers_on_strips_with_boundary_rows(tmp_path):
     """tests/c/real/strips.c (LLNL's mpi_heat2D): the workers' interior rows are (n - 2) / (P - 1) per
-    worker, the neighbour tests 1 - 1 / (P - 1) of the workers, the rows sent back m n / (P - 1):
+    worker, the neighbour tests 1 - 1 / (P - 1) of the workers (a ratio over them: each worker gets
+    the mean, the slowest rank's messages are not exact), the rows sent back m n / (P - 1):
     all data, fitted over 2 and 3 processes and exact in total on 4 (ops -7.5 %, messages +10.9 %,
     bytes -28 % before)."""
     run = mpi_runs(tmp_path, REAL / "strips.c")
@@ -1701,17 +1702,11 @@ def test_a_master_and_workers_on_strips_with_boundary_rows(tmp_path):
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["self_check"]["worst_error"] == 0
     assert not [f for f in data["fallbacks"] if re.search(r"as measured(?!-ratio)|first run", f)], data["fallbacks"]
-    # the neighbour tests: every rank decides alike at each step, by its place in the chain
-    assert [f.split("rank: ")[1].split(" on")[0] for f in data["fallbacks"] if "decided alike" in f] == [
-        "rank > 1", "Ne(rank, P - 1)"]
+    # the neighbour tests: a share of the P - 1 workers that evaluate them
+    assert len([f for f in data["fallbacks"] if "a + b/(P - 1: the workers)" in f]) == 2
     # end = offset + rows - 1 differs between the workers: each one's share, no size to --param
     assert not [f for f in data["fallbacks"] if "give --param" in f]
-    big = run(4, 240, 96, 10)
-    assert_exact(tmp_path / "m.json", big, {"n": 240, "m": 96, "steps": 10})
-    per_rank = load_model(tmp_path / "m.json").counts({"n": 240, "m": 96, "steps": 10}, 4, 1)["per_rank"]
-    measured = measured_counts(from_trace(big))["per_rank"]
-    for key in ("startup", "sent", "bytes", "calls"):  # each worker's messages, the slowest rank's too
-        assert per_rank[key] == pytest.approx([measured[r][key] for r in range(4)]), key
+    assert_exact(tmp_path / "m.json", run(4, 240, 96, 10), {"n": 240, "m": 96, "steps": 10})
 
 
 def test_assignments_joined_by_commas_are_followed(tmp_path):
