@@ -17,6 +17,7 @@ import sympy as sp
 
 from perfeq.errors import UsageError
 from perfeq.fitting.costs import COSTS, INTERCEPT, MISS_COSTS
+from perfeq.fitting.regression.predict import priced_slowest
 from perfeq.fitting.regression.profile import MachineProfile
 from perfeq.symbolic import traffic
 from perfeq.symbolic.chi import FOOTPRINT_KEYS
@@ -219,8 +220,9 @@ class TimeEquation:
     def slowest(self, values: Mapping[str, float], procs: int) -> tuple[dict[str, float], int]:
         """The slowest rank's counts for every cost, and that rank."""
         counts = self.model.counts(dict(values), int(procs), self.threads, self.machine)
-        slowest = counts["slowest"]
-        return {key: float(slowest.get(key, 0.0)) for key in COSTS}, int(counts["slowest_rank"])
+        rank = priced_slowest(self.betas, counts)  # the rank predict prices
+        return {key: float(counts["per_rank"][key][rank]) if key in counts["per_rank"] else 0.0
+                for key in COSTS}, rank
 
     def cost_seconds(self, values: Mapping[str, float], procs: int) -> dict[str, float]:
         """Seconds per priced cost (and const) at one point: the predicted time is their sum."""

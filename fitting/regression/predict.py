@@ -476,17 +476,16 @@ def with_synchronisation(prediction: Prediction, term) -> Prediction:
         synchronisation=term.to_dict(), warnings=prediction.warnings + term.warnings)
 
 
-def _priced_slowest(profile, counts: dict) -> int:
-    """The rank whose counts ``profile`` prices highest (the most operations is not always the
-    longest time: the interior ranks of a chain send twice the messages of rank 0, whose few more
-    operations made it the slowest by count); the rank with the most operations when no cost has a
-    positive value."""
+def priced_slowest(betas: Mapping[str, float], counts: dict) -> int:
+    """The rank whose counts the costs ``betas`` (seconds per count) price highest: the most
+    operations is not always the longest time (the interior ranks of a chain send twice the
+    messages of rank 0, whose few more operations made it the slowest by count); the rank with
+    the most operations (``counts["slowest_rank"]``) when no cost has a positive value."""
     per_rank = counts["per_rank"]
-    ranks = len(per_rank["ops"])
-    times = np.zeros(ranks)
-    for cost in profile.names:
-        if cost != INTERCEPT and cost in per_rank and profile.costs[cost].value > 0:
-            times += profile.costs[cost].value * np.asarray(per_rank[cost], dtype=float)
+    times = np.zeros(len(per_rank["ops"]))
+    for cost, beta in betas.items():
+        if cost != INTERCEPT and cost in per_rank and beta > 0:
+            times += beta * np.asarray(per_rank[cost], dtype=float)
     return int(np.argmax(times)) if times.any() else int(counts["slowest_rank"])
 
 
@@ -505,7 +504,7 @@ def predict_model(model, profile: MachineProfile, values: Mapping[str, float], p
     """
     model.require(*(cost for cost in profile.names if cost != INTERCEPT))
     counts = model.counts(dict(values), procs, threads, hardware)
-    rank = _priced_slowest(profile, counts)
+    rank = priced_slowest({cost: profile.costs[cost].value for cost in profile.names}, counts)
     slowest = {key: by_rank[rank] for key, by_rank in counts["per_rank"].items()}
     blocks = {label: {key: value for key, value in row.items() if key in profile.names}
               for label, row in model.block_counts(dict(values), procs, threads, rank, hardware).items()}
