@@ -235,6 +235,12 @@ def _block_bytes(comm: CommDescriptor, resolver: Resolver, records: list, notes:
         return sp.Integer(0)
 
 
+def _partnered(run, node, comm: CommDescriptor) -> list:
+    """The call site's records on every rank of ``run`` in context ``node``, but for the sends to
+    MPI_PROC_NULL (recorded with communicator size 0: no message)."""
+    return [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, []) if rec.comm_size != 0]
+
+
 class CommCounts(CountBase):
     """The communication counts of a context's MPI call sites, checked against the run's."""
 
@@ -247,8 +253,7 @@ class CommCounts(CountBase):
         those bytes are checked within the fit's tolerance, not exactly.
         """
         resolver = Resolver(unit, comm.function, comm.loop, comm.line, self.param_symbols)
-        records = [rec for r in range(self.run.nranks) for rec in ctx.mpi.get(r, {}).get(comm.id, [])
-                   if rec.comm_size != 0]  # (0: a send to MPI_PROC_NULL, no message)
+        records = _partnered(self.run, ctx, comm)
         if not any(rec.calls for rec in records):  # never called in the first run (P = 1): sizes from one where it ran
             records = self._records_where_called(ctx, comm) or records
         where = self._where(unit, comm)
@@ -350,8 +355,7 @@ class CommCounts(CountBase):
     def _records_where_called(self, ctx, comm: CommDescriptor) -> list:
         """The call site's records in the first run holding this context where the site was called."""
         for run, node in self._same_context(ctx):
-            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])
-                       if rec.comm_size != 0]
+            records = _partnered(run, node, comm)
             if any(rec.calls for rec in records):
                 return records
         return []
@@ -411,8 +415,7 @@ class CommCounts(CountBase):
                 reason = str(exc)
         samples = []
         for run, node in self._same_context(ctx):
-            records = [rec for r in range(run.nranks) for rec in node.mpi.get(r, {}).get(comm.id, [])
-                       if rec.calls and rec.comm_size != 0]
+            records = [rec for rec in _partnered(run, node, comm) if rec.calls]
             calls = sum(rec.calls for rec in records)
             if calls:
                 samples.append((self.values(run, 0), _rational(Fraction(sum(rec.bytes for rec in records), calls))))
