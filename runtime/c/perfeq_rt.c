@@ -134,9 +134,7 @@ typedef struct perfeq__thread {
     perfeq_ctx_t *mpi_ctx;     /* announced MPI call site */
     int mpi_site, mpi_pending;
     unsigned long long sync_since; /* when this thread's last synchronising MPI call returned (ns; 0: none) */
-    perfeq_ctx_t *mt_ctx;      /* last perfeq_counts_mt lookup */
     perfeq_ctx_t *hits[PERFEQ__HIT_SLOTS]; /* contexts entered recently, by (node, callee, call site) */
-    perfeq_count_t *mt_counts;
     struct perfeq__thread *next;
 } perfeq__thread_t;
 
@@ -826,8 +824,8 @@ perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
     t = perfeq__self ? perfeq__self : perfeq__thread();
     if (!t)
         return perfeq__scratch_for(ctx->nslots)->counts;
-    if (t->mt_ctx == ctx)
-        return t->mt_counts;
+    if (t->hot.mt_ctx == ctx)
+        return t->hot.mt_counts;
     if (ctx->thread == t->id) {
         counts = ctx->counts;
     } else {
@@ -853,8 +851,8 @@ perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx)
         counts = s->counts;
     }
     perfeq__saw_team();
-    t->mt_ctx = ctx;
-    t->mt_counts = counts;
+    t->hot.mt_ctx = ctx;
+    t->hot.mt_counts = counts;
     return counts;
 }
 

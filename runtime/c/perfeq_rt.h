@@ -67,7 +67,7 @@
 extern "C" {
 #endif
 
-#define PERFEQ_ABI_VERSION 3
+#define PERFEQ_ABI_VERSION 4
 
 typedef unsigned long long perfeq_count_t;
 
@@ -161,6 +161,8 @@ typedef struct perfeq_calls {
     const perfeq_leaf_t *leaf;    /* a leaf call announced and not yet entered (PERFEQ_LEAF_CALLED) */
     const struct perfeq_unit *leaf_unit;
     perfeq_ctx_t *leaf_ctx;       /* the caller's context */
+    perfeq_ctx_t *mt_ctx;         /* the context of the last slab lookup (perfeq_counts_mt) */
+    perfeq_count_t *mt_counts;    /* and this thread's slab of its counters */
 } perfeq_calls_t;
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -202,6 +204,15 @@ perfeq_count_t *perfeq_counts(perfeq_ctx_t *ctx);
 /* Per-thread slab (nslots counters) of `ctx` for *_MT counters inside OpenMP parallel regions; the
  * thread that owns `ctx` gets its counter array itself. */
 perfeq_count_t *perfeq_counts_mt(perfeq_ctx_t *ctx);
+/* This thread's slab of a context's counters inside a parallel construct: the last lookup's, inline
+ * (an `omp parallel for` body declares it at every iteration), else the library's lookup. */
+PERFEQ__INLINE perfeq_count_t *perfeq__counts_mt(perfeq_ctx_t *x)
+{
+    perfeq_calls_t *h = perfeq_calls_self;
+    if (__builtin_expect(h && x && h->mt_ctx == x, 1))
+        return h->mt_counts;
+    return perfeq_counts_mt(x);
+}
 /* Announce the next user-function call: from `unit`'s call site `site` to the function named `callee`
  * (a string literal from the unit's table; compared by pointer first, then by content; NULL for a
  * call through a function pointer, which matches whichever instrumented function is entered next).
@@ -421,11 +432,11 @@ static __inline__ void perfeq__leave_leaf(perfeq_ctx_t **ctx)
 #endif
 
 #define PERFEQ_BLOCK(k)         (perfeq__c[(k)]++)
-#define PERFEQ_BLOCK_MT(k)      (perfeq_counts_mt(perfeq__x)[(k)]++)
+#define PERFEQ_BLOCK_MT(k)      (perfeq__counts_mt(perfeq__x)[(k)]++)
 /* Loop condition: slot k counts exits (false), slot k+1 iterations (true). */
 #define PERFEQ_ITER(k, cond)    ((cond) ? (perfeq__c[(k) + 1]++, 1) : (perfeq__c[(k)]++, 0))
-#define PERFEQ_ITER_MT(k, cond) ((cond) ? (perfeq_counts_mt(perfeq__x)[(k) + 1]++, 1)          \
-                                        : (perfeq_counts_mt(perfeq__x)[(k)]++, 0))
+#define PERFEQ_ITER_MT(k, cond) ((cond) ? (perfeq__counts_mt(perfeq__x)[(k) + 1]++, 1)          \
+                                        : (perfeq__counts_mt(perfeq__x)[(k)]++, 0))
 /* Empty loop condition (for (;;)): counts iterations only. */
 #define PERFEQ_ITER_ALWAYS(k)   (perfeq__c[(k) + 1]++, 1)
 /* A condition's two outcomes: slot k counts false, slot k+1 true evaluations.  The instrumenter no
@@ -488,11 +499,11 @@ static __inline__ void perfeq__exit_branch(perfeq_count_t *s, perfeq_count_t n)
 #define PERFEQ_EXIT_DECL(v)             perfeq_count_t v;
 #define PERFEQ_EXIT_START(v, b)         ((v) = perfeq__c[(b)])
 #define PERFEQ_EXIT_START_L(v, b)       ((v) = perfeq__cm[(b)])
-#define PERFEQ_EXIT_START_MT(v, b)      ((v) = perfeq_counts_mt(perfeq__x)[(b)])
+#define PERFEQ_EXIT_START_MT(v, b)      ((v) = perfeq__counts_mt(perfeq__x)[(b)])
 #define PERFEQ_EXIT_BRANCH(p, b, v)     perfeq__exit_branch(perfeq__c + (p), perfeq__c[(b)] - (v))
 #define PERFEQ_EXIT_BRANCH_L(p, b, v)   perfeq__exit_branch(perfeq__cm + (p), perfeq__cm[(b)] - (v))
-#define PERFEQ_EXIT_BRANCH_MT(p, b, v)  perfeq__exit_branch(perfeq_counts_mt(perfeq__x) + (p),         \
-                                                            perfeq_counts_mt(perfeq__x)[(b)] - (v))
+#define PERFEQ_EXIT_BRANCH_MT(p, b, v)  perfeq__exit_branch(perfeq__counts_mt(perfeq__x) + (p),         \
+                                                            perfeq__counts_mt(perfeq__x)[(b)] - (v))
 /* The if by which a search loop leaves early (``if (cdf[i] >= u) break;`` or ``return i;``, the
  * loop's only early exit, tested once per iteration): its tests told to its predictor once per
  * entry, when it is taken (the entry's earlier tests not taken, then this one) or at the loop's exit
@@ -511,13 +522,13 @@ static __inline__ void perfeq__guard_branch(perfeq_count_t *s, perfeq_count_t n,
                                          (v) = perfeq__c[(b)])
 #define PERFEQ_GUARD_TAKEN_L(p, b, v)   (perfeq__guard_branch(perfeq__cm + (p), perfeq__cm[(b)] - (v) - 1, 1),    \
                                          (v) = perfeq__cm[(b)])
-#define PERFEQ_GUARD_TAKEN_MT(p, b, v)  (perfeq__guard_branch(perfeq_counts_mt(perfeq__x) + (p),                   \
-                                                              perfeq_counts_mt(perfeq__x)[(b)] - (v) - 1, 1),      \
-                                         (v) = perfeq_counts_mt(perfeq__x)[(b)])
+#define PERFEQ_GUARD_TAKEN_MT(p, b, v)  (perfeq__guard_branch(perfeq__counts_mt(perfeq__x) + (p),                   \
+                                                              perfeq__counts_mt(perfeq__x)[(b)] - (v) - 1, 1),      \
+                                         (v) = perfeq__counts_mt(perfeq__x)[(b)])
 #define PERFEQ_GUARD_EXIT(p, b, v)      perfeq__guard_branch(perfeq__c + (p), perfeq__c[(b)] - (v), 0)
 #define PERFEQ_GUARD_EXIT_L(p, b, v)    perfeq__guard_branch(perfeq__cm + (p), perfeq__cm[(b)] - (v), 0)
-#define PERFEQ_GUARD_EXIT_MT(p, b, v)   perfeq__guard_branch(perfeq_counts_mt(perfeq__x) + (p),                    \
-                                                             perfeq_counts_mt(perfeq__x)[(b)] - (v), 0)
+#define PERFEQ_GUARD_EXIT_MT(p, b, v)   perfeq__guard_branch(perfeq__counts_mt(perfeq__x) + (p),                    \
+                                                             perfeq__counts_mt(perfeq__x)[(b)] - (v), 0)
 /* The condition of an if compilers turn into conditional moves (its arms assign locals): slot k
  * counts its then block, slot e its else block, without a branch, so that the arms stay moves. */
 static __inline__ int perfeq__taken(perfeq_count_t *s, int taken)
@@ -533,12 +544,12 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 }
 #define PERFEQ_TAKEN(k, cond)        perfeq__taken(perfeq__c + (k), (cond) ? 1 : 0)
 #define PERFEQ_TAKEN_L(k, cond)      perfeq__taken(perfeq__cm + (k), (cond) ? 1 : 0)
-#define PERFEQ_TAKEN_MT(k, cond)     perfeq__taken(perfeq_counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
+#define PERFEQ_TAKEN_MT(k, cond)     perfeq__taken(perfeq__counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
 #define PERFEQ_EITHER(k, e, cond)    perfeq__either(perfeq__c, (k), (e), (cond) ? 1 : 0)
 #define PERFEQ_EITHER_L(k, e, cond)  perfeq__either(perfeq__cm, (k), (e), (cond) ? 1 : 0)
-#define PERFEQ_EITHER_MT(k, e, cond) perfeq__either(perfeq_counts_mt(perfeq__x), (k), (e), (cond) ? 1 : 0)
+#define PERFEQ_EITHER_MT(k, e, cond) perfeq__either(perfeq__counts_mt(perfeq__x), (k), (e), (cond) ? 1 : 0)
 #define PERFEQ_BRANCH(k, cond)    perfeq__branch(perfeq__c + (k), (cond) ? 1 : 0)
-#define PERFEQ_BRANCH_MT(k, cond) perfeq__branch(perfeq_counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
+#define PERFEQ_BRANCH_MT(k, cond) perfeq__branch(perfeq__counts_mt(perfeq__x) + (k), (cond) ? 1 : 0)
 /* Statement hooks. */
 #define PERFEQ_LOOP_ENTER(k)    (perfeq__c[(k)]++)
 /* Iterations of a counted loop added once at its entry, from its bounds (first value a, bound b,
@@ -553,7 +564,7 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 #define PERFEQ_TRIPS_GE(k, a, b, s) (perfeq__c[(k)] += PERFEQ__UPTO(b, a, s))
 /* Inside an OpenMP parallel body: the thread's slab of the context's counters, looked up once at
  * the top of the body (PERFEQ_MT_LOCAL declares it), then plain increments (the *_L macros). */
-#define PERFEQ_MT_LOCAL         perfeq_count_t *perfeq__cm = perfeq_counts_mt(perfeq__x);
+#define PERFEQ_MT_LOCAL         perfeq_count_t *perfeq__cm = perfeq__counts_mt(perfeq__x);
 #define PERFEQ_BLOCK_L(k)       (perfeq__cm[(k)]++)
 #define PERFEQ_COND_L(k, cond)  ((cond) ? (perfeq__cm[(k) + 1]++, 1) : (perfeq__cm[(k)]++, 0))
 #define PERFEQ_BRANCH_L(k, cond) perfeq__branch(perfeq__cm + (k), (cond) ? 1 : 0)
@@ -574,7 +585,7 @@ static __inline__ int perfeq__either(perfeq_count_t *c, int k, int e, int taken)
 /* Before a construct without num_threads or if clauses: its team is omp_get_max_threads(). */
 #define PERFEQ_REGION_TEAM(k)   perfeq_region_team(perfeq__x, (k))
 /* Iteration of an OpenMP worksharing loop, at the top of its body: slot k+1 (see above). */
-#define PERFEQ_ITER_BODY_MT(k)  (perfeq_counts_mt(perfeq__x)[(k) + 1]++)
+#define PERFEQ_ITER_BODY_MT(k)  (perfeq__counts_mt(perfeq__x)[(k) + 1]++)
 /* Expression prefixes: PERFEQ_CALL(unit, site, "callee") , f(args)  (always inside parentheses). */
 #define PERFEQ_CALL(unit, site, callee) perfeq_call_site(&(unit), (site), (callee))
 /* A whole user-function call: the announcement and the call evaluated as one unit (a GNU
