@@ -156,7 +156,23 @@ class _Broadcasting:
         return result
 
 
-_NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcasting(np.logical_or)}, "numpy"]
+def _harmonic(x):
+    """The harmonic number H(x) = digamma(x + 1) + Euler's gamma, for numpy (its printer has none):
+    a sum over a loop of a stride that is the outer loop's variable, ``for (x = i; x < n; x += i)``,
+    is n H(m) in closed form.  The asymptotic series at x + 64, then the recurrence back down
+    (H(x) = H(x + k) - sum 1 / (x + j)): double precision for every real x > -1."""
+    x = np.asarray(x, dtype=float)
+    s = x + _HARMONIC_SHIFT
+    h = np.log(s) + float(sp.EulerGamma) + 1 / (2 * s) - 1 / (12 * s**2) + 1 / (120 * s**4) - 1 / (252 * s**6)
+    for j in range(1, _HARMONIC_SHIFT + 1):
+        h = h - 1 / (x + j)
+    return h
+
+
+_HARMONIC_SHIFT = 64
+
+_NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcasting(np.logical_or),
+           "harmonic": _harmonic}, "numpy"]
 
 
 def lambdify_numpy(arguments, expr):
