@@ -15,7 +15,7 @@ import sympy as sp
 from pycparser import c_ast, c_generator, c_parser
 
 from perfeq.instrument.collect.walk import array_subscripts, lvalue_path
-from perfeq.symbolic.symbols import formal_arguments
+from perfeq.symbolic.symbols import TID, T, formal_arguments
 
 TYPE_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -29,6 +29,10 @@ _FUNCTIONS = {
     "sqrt": sp.sqrt, "log": sp.log, "log2": lambda x: sp.log(x, 2), "exp": sp.exp, "pow": sp.Pow,
     "ceil": sp.ceiling, "floor": sp.floor, "abs": sp.Abs, "fabs": sp.Abs, "labs": sp.Abs,
     "MIN": sp.Min, "MAX": sp.Max, "min": sp.Min, "max": sp.Max, "fmin": sp.Min, "fmax": sp.Max,
+    "perfeq_isqrt": lambda x: sp.floor(sp.sqrt(x)),  # the bound of v * v <= b (instrument's loop form)
+    # a team split by hand (lo = n * id / nt): the thread's number, summed over the team where a count
+    # holds it (counts.core), and the team, T (the trace's largest: omp_get_max_threads() too)
+    "omp_get_thread_num": lambda: TID, "omp_get_num_threads": lambda: T, "omp_get_max_threads": lambda: T,
 }
 
 
@@ -166,9 +170,9 @@ class _Converter:
             return self.resolve("*" + node.expr.name)
         value = self.visit(node.expr)
         if node.op == "-":
-            return -value
+            return -_as_number(value)
         if node.op == "+":
-            return value
+            return _as_number(value)
         if node.op == "!":
             return sp.Not(_as_bool(value))
         raise Unresolved(f"operator {node.op}")
@@ -187,6 +191,8 @@ class _Converter:
     def v_BinaryOp(self, node: c_ast.BinaryOp) -> sp.Expr:
         left, right = self.visit(node.left), self.visit(node.right)
         op = node.op
+        if op not in ("&&", "||"):  # a comparison's value is an int, 0 or 1 (n / P + (rank < n % P))
+            left, right = _as_number(left), _as_number(right)
         if op == "+":
             return left + right
         if op == "-":
@@ -214,10 +220,10 @@ class _Converter:
 
     def v_TernaryOp(self, node: c_ast.TernaryOp) -> sp.Expr:
         cond = _as_bool(self.visit(node.cond))
-        return sp.Piecewise((self.visit(node.iftrue), cond), (self.visit(node.iffalse), True))
+        return sp.Piecewise((_as_number(self.visit(node.iftrue)), cond), (_as_number(self.visit(node.iffalse)), True))
 
     def v_Cast(self, node: c_ast.Cast) -> sp.Expr:
-        value = self.visit(node.expr)
+        value = _as_number(self.visit(node.expr))
         typ = node.to_type.type
         if isinstance(typ, c_ast.TypeDecl) and isinstance(typ.type, c_ast.IdentifierType):
             names = " ".join(typ.type.names)
@@ -259,6 +265,17 @@ def with_arguments(expr: sp.Expr, function, args: list[str], resolve: Resolver) 
 
 def _is_integer(value: sp.Expr) -> bool:
     return bool(getattr(value, "is_integer", False))
+
+
+def _as_number(value: sp.Basic) -> sp.Expr:
+    """A C condition used as a value: 1 where it holds, else 0 (``rank < n % P`` in a sum)."""
+    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)) and not value.is_Symbol:
+        if value == sp.true:
+            return sp.Integer(1)
+        if value == sp.false:
+            return sp.Integer(0)
+        return sp.Piecewise((1, value), (0, True))
+    return value
 
 
 def _as_bool(value: sp.Expr) -> sp.Basic:

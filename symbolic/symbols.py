@@ -39,6 +39,9 @@ def cost_symbol(name: str) -> sp.Symbol:
 P = size_symbol("P")  # MPI processes
 T = size_symbol("T")  # OpenMP threads per process
 RANK = sp.Symbol("rank", integer=True, nonnegative=True)
+# omp_get_thread_num() in a parallel construct: summed over the team (0 .. T - 1) wherever a count
+# depends on it (a team split by hand), never left in a model's expressions
+TID = sp.Symbol("_thread", integer=True, nonnegative=True)
 
 LOOP_SYMBOLS: set[sp.Symbol] = set()  # every loop variable symbol handed out
 

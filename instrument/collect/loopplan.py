@@ -217,7 +217,14 @@ class LoopPlanning:
         var = init_value = op = bound = stride = None
         depends: set[str] = set()
         cond = loop_test(node)
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
+        squared = _squared(cond)
+        if squared is not None:  # v * v <= b: v <= isqrt(b) (a sieve's for (i = 2; i * i <= n; i++))
+            var, op, other = squared
+            text = self.text_or_generated(other)
+            bound = f"{ISQRT}({text})" if op == "<=" else f"{ISQRT}(({text}) - 1)"
+            op = "<="
+            depends |= names(other)
+        elif isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
             other = None
             if isinstance(cond.left, c_ast.ID):
                 var, op, other = cond.left.name, cond.op, cond.right
@@ -630,14 +637,40 @@ def _bound_expr(node: c_ast.Node) -> c_ast.Node | None:
 
 
 def _condition_bound(node: c_ast.Node) -> c_ast.Node | None:
-    """The other side of a condition ``var op bound`` (either way round)."""
+    """The other side of a condition ``var op bound`` (either way round; ``var * var op bound``)."""
     cond = loop_test(node)
+    squared = _squared(cond)
+    if squared is not None:
+        return squared[2]
     if isinstance(cond, c_ast.BinaryOp) and cond.op in _RELATIONS:
         if isinstance(cond.left, c_ast.ID):
             return cond.right
         if isinstance(cond.right, c_ast.ID):
             return cond.left
     return None
+
+
+# the runtime's integer square root (perfeq_rt.h), the bound of ``v * v <= b`` as ``v <= ISQRT(b)``
+ISQRT = "perfeq_isqrt"
+
+
+def _squared(cond: c_ast.Node | None) -> tuple[str, str, c_ast.Node] | None:
+    """(var, op, bound) of a condition ``var * var < bound`` or ``<=`` (either way round, the
+    factors perhaps cast: ``(long)i * i <= (long)n``), else None."""
+    if not isinstance(cond, c_ast.BinaryOp) or cond.op not in ("<", "<=", ">", ">="):
+        return None
+    for square, other, op in ((cond.left, cond.right, cond.op), (cond.right, cond.left, _FLIPPED[cond.op])):
+        if op in ("<", "<=") and isinstance(square, c_ast.BinaryOp) and square.op == "*":
+            left, right = (_uncast(f) for f in (square.left, square.right))
+            if isinstance(left, c_ast.ID) and isinstance(right, c_ast.ID) and left.name == right.name:
+                return left.name, op, other
+    return None
+
+
+def _uncast(node: c_ast.Node) -> c_ast.Node:
+    while isinstance(node, c_ast.Cast):
+        node = node.expr
+    return node
 
 
 def _safe_to_evaluate(expr: c_ast.Node, counter: OpCounter) -> bool:

@@ -177,6 +177,26 @@ extern volatile int perfeq_recording;             /* 1 while the library records
 #else
 #define PERFEQ__INLINE static inline
 #endif
+/* floor(sqrt(x)), -1 for x < 0, in integers (no libm): the bound of a loop ``v * v <= x`` that the
+ * instrumenter writes as ``v <= perfeq_isqrt(x)`` (evaluated once per entry of the loop). */
+PERFEQ__INLINE long long perfeq_isqrt(long long x)
+{
+    unsigned long long r = 0, bit = 1ULL << 62, v = (unsigned long long)x;
+    if (x < 0)
+        return -1;
+    while (bit > v)
+        bit >>= 2;
+    while (bit) {
+        if (v >= r + bit) {
+            v -= r + bit;
+            r = (r >> 1) + bit;
+        } else {
+            r >>= 1;
+        }
+        bit >>= 2;
+    }
+    return (long long)r;
+}
 /* The announcement on top (in the current frame) is for a function named `name`: it names it, or it
  * is a call through a pointer (no name) and the frame's only one pending, so that no announcement
  * below it names the function (the library's search would take that one first). */

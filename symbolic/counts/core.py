@@ -121,7 +121,7 @@ class CountModel(LoopTrips, Branches, CommCounts):
             return self._cache[key]
         expr = self.local(ctx, unit, block_id) * (1 if weight is None else weight)
         expr = self._in_loops(ctx, unit, block_id, unit.blocks[block_id].loop, expr)
-        result = self.invocations(ctx, expr)
+        result = self.invocations(ctx, self._over_team(unit, block_id, expr))
         if weight is None:
             self._cache[key] = result
         return result

@@ -19,7 +19,7 @@ from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _num
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
 from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
-from perfeq.symbolic.symbols import RANK, P, T
+from perfeq.symbolic.symbols import RANK, TID, P, T
 from perfeq.symbolic.tripcount import counted, step_and_count
 
 
@@ -292,9 +292,57 @@ class LoopTrips(CountBase):
         return scale * self._summation(expr.subs(var, first + stride * t), (t, 0, count - 1), loop)
 
     def _summation(self, expr: sp.Expr, limits: tuple, loop: LoopDescriptor) -> sp.Expr:
-        result, relaxed = _summation(expr, limits, loop, self._sign)
+        result, relaxed = _summation(expr, limits, f"the loop at line {loop.line}", self._sign)
         self._relaxed = self._relaxed or relaxed
         return result
+
+    def _over_team(self, unit: UnitView, block_id: int, expr: sp.Expr) -> sp.Expr:
+        """``expr``, a count per invocation that holds the thread's number (a team split by hand:
+        ``lo = n * omp_get_thread_num() / omp_get_num_threads()``), summed over the team: in a
+        parallel construct the T threads each ran it (the construct's factor T becomes the sum over
+        their numbers 0 .. T - 1); outside one the number is 0."""
+        if TID not in expr.free_symbols:
+            return expr
+        if not unit.blocks[block_id].in_parallel:
+            return expr.subs(TID, 0)
+        summed, rest = sp.Integer(0), sp.Integer(0)
+        for term in sp.Add.make_args(sp.expand(expr / T)):
+            cyclic = _cyclic_share(term)
+            if cyclic is None:
+                rest += term
+            else:
+                summed += cyclic
+        if rest != 0:
+            result, relaxed = _summation(rest, (TID, 0, T - 1), "the team's threads", self._sign)
+            self._relaxed = self._relaxed or relaxed
+            summed += result
+        return summed
+
+
+def _cyclic_share(term: sp.Expr) -> sp.Expr | None:
+    """The sum over the team's numbers k = 0 .. T - 1 of ``c * floor((u +- k) / T)`` or ``c *
+    ceiling((u +- k) / T)``, by Hermite's identity (sum_k floor((u + k) / T) = floor(u)): the
+    iterations of a loop dealt out cyclically, ``for (i = id; i < n; i += nt)``, ceiling((n - k) /
+    T) each, sum to n, which the relaxed sum misses by (T - 1) / 2.  None for any other term."""
+    atoms = [a for a in term.atoms(sp.floor, sp.ceiling) if a.has(TID)]
+    if len(atoms) != 1:
+        return None
+    atom = atoms[0]
+    coefficient = sp.cancel(term / atom)
+    if coefficient.has(TID) or coefficient.has(atom.func):
+        return None
+    arg = atom.args[0]
+    slope = sp.simplify(sp.diff(arg, TID) * T)
+    if slope not in (1, -1):
+        return None
+    u = sp.expand(T * arg - slope * TID)
+    if u.has(TID):
+        return None
+    if isinstance(atom, sp.floor):
+        total = sp.floor(u) if slope == 1 else sp.floor(u - T + 1)
+    else:
+        total = -sp.floor(-u - T + 1) if slope == 1 else sp.ceiling(u)
+    return coefficient * total
 
 
 class _Opaque(sp.Dummy):
@@ -322,7 +370,7 @@ def _window(loop: LoopDescriptor, resolver: Resolver, sign) -> tuple[sp.Expr, sp
     return first, step, count
 
 
-def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor, sign=None) -> tuple[sp.Expr, bool]:
+def _summation(expr: sp.Expr, limits: tuple, over: str, sign=None) -> tuple[sp.Expr, bool]:
     """The sum of ``expr`` over a loop's iteration space, in closed form, and whether it was relaxed.
 
     A ``Min``, ``Max`` or ``?:`` whose condition is linear in the variable (the tile loops of a
@@ -344,7 +392,7 @@ def _summation(expr: sp.Expr, limits: tuple, loop: LoopDescriptor, sign=None) ->
             result = sp.Sum(relaxed, limits)
         if not result.has(sp.Sum):
             return result, True
-    raise Unresolved(f"no closed form for the sum over the loop at line {loop.line}")
+    raise Unresolved(f"no closed form for the sum over {over}")
 
 
 def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
