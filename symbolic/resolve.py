@@ -149,6 +149,11 @@ class Resolver:
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
+            if re.search(rf"\b{re.escape(name)}\b", assignment.text):
+                # x = f(x) (omp-sieve's my_from = ((my_from + k - 1) / k) * k): its x is the value before
+                sub.before = self.fdesc.assignments.index(assignment)
+                if self.before is not None:
+                    sub.before = min(sub.before, self.before)
             return self._after_loops(name, assignment, enclosing, to_sympy(assignment.text, sub))
         if path_root(name) in self.fdesc.params:  # n, or cmd.nx of a struct parameter cmd
             return formal_symbol(self.fdesc.name, name)

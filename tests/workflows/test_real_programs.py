@@ -1856,6 +1856,18 @@ def test_a_sieve_over_squares_with_its_team_split_by_hand(tmp_path, monkeypatch)
             assert predicted[key] == pytest.approx(measured[key], rel=0.001), (threads, key)
 
 
+def test_a_variable_set_from_its_own_value_is_resolved(tmp_path):
+    """tests/c/real/reassign.c: first = ((first + k - 1) / k) * k reads the first's value before it
+    (it was "resolution too deep", the loop fitted): no fallback, exact at 8x and at another k."""
+    instrumented, plain = build(REAL / "reassign.c", tmp_path)
+    same_output(instrumented, plain, 100, 7)
+    small = [trace(instrumented, tmp_path / f"{n}-{k}.trace", n, k) for n, k in ((1000, 7), (2000, 7), (2000, 5))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert load_model(tmp_path / "m.json").fallbacks == []
+    for n, k in ((16000, 7), (16001, 13)):
+        assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big-{n}-{k}.trace", n, k), {"n": n, "k": k})
+
+
 def test_sends_to_mpi_proc_null_are_no_messages(tmp_path, capsys):
     """tests/c/real/procnull.c: a chain's halo exchange with MPI_Cart_shift neighbours.  A send to
     MPI_PROC_NULL is no message in the run (on one process the exchange sends nothing) nor in the
