@@ -660,7 +660,11 @@ def _slowest(per_rank: dict[str, list[float]]) -> int:
     messages on the critical path, then bytes (the interior ranks of a chain, not rank 0, whose
     left neighbour is MPI_PROC_NULL)."""
     ops = np.asarray(per_rank["ops"], dtype=float)
-    tied = np.flatnonzero(ops >= ops.max() - 1e-9 * max(1.0, abs(ops.max())))
+    ops = np.where(np.isfinite(ops), ops, -np.inf)  # (a count without a number is no rank's most)
+    top = ops.max() if len(ops) else -np.inf
+    if not np.isfinite(top):
+        return 0
+    tied = np.flatnonzero(ops >= top - 1e-9 * max(1.0, abs(top)))
     zeros = [0.0] * len(ops)
     return int(max(tied, key=lambda r: (per_rank.get("startup", zeros)[r], per_rank.get("bytes", zeros)[r], -r)))
 

@@ -14,6 +14,7 @@ from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopD
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
 from perfeq.symbolic.counts.base import CountBase, Fallback, per_process_ratio
 from perfeq.symbolic.resolve import UnitView, condition_resolver
+from perfeq.symbolic.symbols import TID
 
 
 class Branches(CountBase):
@@ -108,6 +109,8 @@ class Branches(CountBase):
             evaluations = self._in_loops(ctx, unit, cond.block, unit.blocks[cond.block].loop,
                                          self.local(ctx, unit, cond.block))
         except Unresolved:
+            return None
+        if evaluations.has(TID):  # evaluated by some threads of a team only (if (id == 0) around it)
             return None
         return fitted / evaluations, f"its executions per call are {fitted}{note}"
 

@@ -214,7 +214,8 @@ class LoopTrips(CountBase):
                 parent_trips = self._loop_scale.get(key, 1) * self.trips(unit, parent, ctx)[3]
             except Unresolved:
                 return None
-        if parent_trips == 0 or loop_symbol(unit.key, parent.id, parent.var or "_") in parent_trips.free_symbols:
+        if parent_trips == 0 or parent_trips.has(TID) \
+                or loop_symbol(unit.key, parent.id, parent.var or "_") in parent_trips.free_symbols:
             return None
         return fitted / parent_trips, (f" ({fitted} iterations per entry of the loop at line {parent.line}, "
                                        f"divided by its trips{note or ''})")

@@ -66,3 +66,30 @@ def test_points_intervals_and_residues_of_the_loop_variable(cond, test):
     total = closed_sum(sp.Piecewise((2, cond), (1, True)), (T, 0, N - 1))
     for n in (1, 2, 3, 4, 7, 10, 101):
         assert total.subs(N, n) == sum(2 if test(t, n) else 1 for t in range(n)), n
+
+
+def test_a_cyclic_share_sums_over_the_team_by_hermites_identity():
+    """The trips of ``for (i = id; i < n; i += nt)`` over the team's numbers, and the other three
+    floor and ceiling forms with a slope of +-1/T in the number, against the sum itself."""
+    from perfeq.symbolic.counts.trips import _cyclic_share
+    from perfeq.symbolic.symbols import TID, T
+
+    n = sp.Symbol("n", integer=True, nonnegative=True)
+    for term in (5 * sp.ceiling((n - TID) / T), 3 * sp.floor((n + TID) / T), sp.ceiling((n + TID) / T),
+                 sp.floor((n - TID) / T), sp.ceiling((n - TID - 1) / T)):
+        total = _cyclic_share(term)
+        for size in range(0, 30):
+            for team in range(1, 6):
+                expected = sum(int(term.subs({n: size, T: team, TID: k})) for k in range(team))
+                assert total.subs({n: size, T: team}) == expected, (term, size, team)
+    assert _cyclic_share(sp.floor(n * TID / T)) is None  # a block bound: relaxed and checked instead
+
+
+def test_the_slowest_rank_of_counts_without_a_number_is_no_crash():
+    """A count that evaluates to nan on every rank (a ratio over a thread's condition, PRK Synch_p2p
+    before it was refused) made ``max()`` of an empty selection an internal error in perfeq counts."""
+    from perfeq.symbolic.model import _slowest
+
+    assert _slowest({"ops": [float("nan"), float("nan")]}) == 0
+    assert _slowest({"ops": [float("nan"), 3.0, 2.0]}) == 1
+    assert _slowest({"ops": [2.0, 2.0], "startup": [1.0, 2.0], "bytes": [0.0, 0.0]}) == 1
