@@ -232,6 +232,8 @@ def _finite(value: float) -> float | None:
 
 
 def _relative(modelled: float, measured: float) -> float:
+    if not np.isfinite(modelled):  # a count without a number (nan) is off, loudly, not within tolerance
+        return float("inf")
     if measured == 0:
         return 0.0 if abs(modelled) < 1e-9 else float("inf")
     return (modelled - measured) / abs(measured)

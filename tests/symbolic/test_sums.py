@@ -93,3 +93,14 @@ def test_the_slowest_rank_of_counts_without_a_number_is_no_crash():
     assert _slowest({"ops": [float("nan"), float("nan")]}) == 0
     assert _slowest({"ops": [float("nan"), 3.0, 2.0]}) == 1
     assert _slowest({"ops": [2.0, 2.0], "startup": [1.0, 2.0], "bytes": [0.0, 0.0]}) == 1
+
+
+def test_a_count_without_a_number_fails_the_self_check():
+    """A modelled count that is nan compared within tolerance (abs(nan) > 1 % is false): PRK
+    Synch_p2p's nan model passed its self-check as 'worst: 0'.  Now it is off, by inf."""
+    from perfeq.symbolic.fidelity import Fidelity, KeyCheck
+
+    check = KeyCheck("a.trace", "ops", 100.0, float("nan"))
+    assert check.off and check.error == float("inf")
+    fidelity = Fidelity(checks=[check])
+    assert fidelity.worst() == float("inf") and fidelity.warnings()
