@@ -267,19 +267,16 @@ def _is_integer(value: sp.Expr) -> bool:
     return bool(getattr(value, "is_integer", False))
 
 
+def _is_condition(value: sp.Basic) -> bool:
+    """A condition (a relation, And, Or, true ...); a symbol is a number here (sympy takes it for a Boolean)."""
+    return isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)) and not value.is_Symbol
+
+
 def _as_number(value: sp.Basic) -> sp.Expr:
     """A C condition used as a value: 1 where it holds, else 0 (``rank < n % P`` in a sum)."""
-    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)) and not value.is_Symbol:
-        if value == sp.true:
-            return sp.Integer(1)
-        if value == sp.false:
-            return sp.Integer(0)
-        return sp.Piecewise((1, value), (0, True))
-    return value
+    return sp.Piecewise((1, value), (0, True)) if _is_condition(value) else value
 
 
 def _as_bool(value: sp.Expr) -> sp.Basic:
-    """A C value as a condition (non-zero); a symbol is a number here (sympy takes it for a Boolean)."""
-    if isinstance(value, (sp.logic.boolalg.Boolean, sp.core.relational.Relational)) and not value.is_Symbol:
-        return value
-    return sp.Ne(value, 0)
+    """A C value as a condition (non-zero)."""
+    return value if _is_condition(value) else sp.Ne(value, 0)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
+from scipy import special
 
 from perfeq.arguments import path_root
 
@@ -162,17 +163,9 @@ class _Broadcasting:
 def _harmonic(x):
     """The harmonic number H(x) = digamma(x + 1) + Euler's gamma, for numpy (its printer has none):
     a sum over a loop of a stride that is the outer loop's variable, ``for (x = i; x < n; x += i)``,
-    is n H(m) in closed form.  The asymptotic series at x + 64, then the recurrence back down
-    (H(x) = H(x + k) - sum 1 / (x + j)): double precision for every real x > -1."""
-    x = np.asarray(x, dtype=float)
-    s = x + _HARMONIC_SHIFT
-    h = np.log(s) + float(sp.EulerGamma) + 1 / (2 * s) - 1 / (12 * s**2) + 1 / (120 * s**4) - 1 / (252 * s**6)
-    for j in range(1, _HARMONIC_SHIFT + 1):
-        h = h - 1 / (x + j)
-    return h
+    is n H(m) in closed form."""
+    return special.digamma(np.asarray(x, dtype=float) + 1) + np.euler_gamma
 
-
-_HARMONIC_SHIFT = 64
 
 _NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcasting(np.logical_or),
            "harmonic": _harmonic}, "numpy"]

@@ -13,7 +13,7 @@ from pycparser import c_ast
 
 from perfeq.instrument import hooks
 from perfeq.instrument.collect.regions import OMP_ANY_BLOCK, OMP_COLLAPSE, OMP_LOOP, OMP_PARALLEL, OMP_SIMD
-from perfeq.instrument.collect.walk import INCREMENTS, find, generate, is_id, names, walk
+from perfeq.instrument.collect.walk import INCREMENTS, direct_value, find, generate, is_id, names, walk
 from perfeq.instrument.opcount import ZERO, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
 
@@ -661,16 +661,10 @@ def _squared(cond: c_ast.Node | None) -> tuple[str, str, c_ast.Node] | None:
         return None
     for square, other, op in ((cond.left, cond.right, cond.op), (cond.right, cond.left, _FLIPPED[cond.op])):
         if op in ("<", "<=") and isinstance(square, c_ast.BinaryOp) and square.op == "*":
-            left, right = (_uncast(f) for f in (square.left, square.right))
+            left, right = (direct_value(f) for f in (square.left, square.right))
             if isinstance(left, c_ast.ID) and isinstance(right, c_ast.ID) and left.name == right.name:
                 return left.name, op, other
     return None
-
-
-def _uncast(node: c_ast.Node) -> c_ast.Node:
-    while isinstance(node, c_ast.Cast):
-        node = node.expr
-    return node
 
 
 def _safe_to_evaluate(expr: c_ast.Node, counter: OpCounter) -> bool:
