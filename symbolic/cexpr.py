@@ -15,7 +15,7 @@ import sympy as sp
 from pycparser import c_ast, c_generator, c_parser
 
 from perfeq.instrument.collect.walk import array_subscripts, lvalue_path
-from perfeq.symbolic.symbols import TID, T, formal_arguments
+from perfeq.symbolic.symbols import PROC_NULL, TID, T, formal_arguments
 
 TYPE_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -123,6 +123,8 @@ class _Converter:
         raise Unresolved(f"constant {node.value}")
 
     def v_ID(self, node: c_ast.ID) -> sp.Expr:
+        if node.name == "MPI_PROC_NULL":
+            return PROC_NULL
         return self.resolve(node.name)
 
     def v_StructRef(self, node: c_ast.StructRef) -> sp.Expr:
@@ -247,6 +249,12 @@ class _Converter:
                     return self.visit(parse_c_expression(text))
                 finally:
                     self.expanding.discard(name)
+        if name == "perfeq_cart_neighbour" and node.args and len(node.args.exprs) == 3:
+            # MPI_Cart_shift's neighbour (instrument's calls.cart_shift): the communicator by name
+            neighbour = getattr(self.resolve, "cart_neighbour", None)
+            if neighbour is None:
+                raise Unresolved("a neighbour set by MPI_Cart_shift")
+            return neighbour(_GENERATOR.visit(node.args.exprs[0]), *(self.visit(a) for a in node.args.exprs[1:]))
         args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
         if name in _FUNCTIONS:
             return _FUNCTIONS[name](*args)

@@ -13,7 +13,7 @@ import sympy as sp
 
 from perfeq.arguments import canonical_lvalue
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.symbols import RANK, P
+from perfeq.symbolic.symbols import PROC_NULL, RANK, P
 
 MAX_DEPTH = 6
 
@@ -45,15 +45,10 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
     if text == "MPI_COMM_WORLD":
         return P, RANK
     name = canonical_lvalue(text)
-    built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
-    before = [c for c in built if c.function == resolver.function and c.line < resolver.line]
-    if before:  # the last construction before the use, in the same function (a handle reused)
-        made = max(before, key=lambda c: c.line)
-    elif name and name in resolver.fdesc.params:
+    made = _construction(name, resolver)
+    if made is None and name and name in resolver.fdesc.params:
         return _passed(name, resolver, depth)
-    elif len(built) == 1:
-        made = built[0]
-    else:
+    if made is None:
         return P, RANK  # MPI_COMM_WORLD, or built in several places elsewhere
     at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
     args = made.args
@@ -73,12 +68,66 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
         return value(1), None
     if kind == "MPI_Group_excl" and len(args) == 4:
         return communicator(args[0], at, depth + 1)[0] - value(1), None
+    if kind == "MPI_Cart_create" and len(args) == 6:  # the ranks in their order (reorder is not done)
+        return communicator(args[0], at, depth + 1)
     if kind == "MPI_Comm_split" and len(args) == 4:
         size, rank = communicator(args[0], at, depth + 1)
         if rank is None:
             raise Unresolved(f"a split of a group of listed ranks at line {made.line}")
         return _split(value(1), size, rank, made.line)
     raise Unresolved(f"{kind} at line {made.line}")
+
+
+def _construction(name: str | None, resolver):
+    """The construction of the handle ``name`` that reaches the resolver's point: the last one
+    before it in the same function (a handle reused), else the unit's only one; None when there
+    is none here (a parameter's, MPI_COMM_WORLD) or several elsewhere."""
+    built = [c for c in resolver.unit.data.communicators if c.name == name] if name else []
+    before = [c for c in built if c.function == resolver.function and c.line < resolver.line]
+    if before:
+        return max(before, key=lambda c: c.line)
+    if name and name in resolver.fdesc.params:
+        return None
+    return built[0] if len(built) == 1 else None
+
+
+def cart_neighbour(text: str, direction: sp.Expr, disp: sp.Expr, resolver) -> sp.Expr:
+    """The rank ``MPI_Cart_shift(text, direction, ...)`` gives as the neighbour ``disp`` steps along
+    ``direction`` (the source is -disp, the destination +disp) at the resolver's point: ``text``
+    built by ``MPI_Cart_create(old, ndims, dims, periods, reorder, &text)`` with dimensions and
+    periods that resolve (``MPI_Dims_create``'s grid_hi(P), grid_lo(P), constants, sizes).  Ranks
+    in row-major order, as MPI numbers a grid's coordinates (reorder is not done): coordinate
+    ``c_k = floor(rank / s_k) mod d_k``, ``s_k`` the product of the later dimensions.  Off the edge
+    of a dimension that is not periodic: PROC_NULL (MPI_PROC_NULL); periodic: wrapped around.
+    Unresolved for any other construction."""
+    made = _construction(canonical_lvalue(text.strip()), resolver)
+    if made is None or made.constructor != "MPI_Cart_create" or len(made.args) != 6:
+        raise Unresolved(f"'{text}' is no Cartesian communicator built in this unit")
+    at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
+    ndims = to_sympy(made.args[1], at)
+    if not (ndims.is_Integer and 0 < int(ndims) <= 8) or not direction.is_Integer or not 0 <= int(direction) < int(ndims):
+        raise Unresolved(f"MPI_Cart_shift along {direction} of a grid of {ndims} dimensions (line {made.line})")
+
+    def element(array: str, k: int) -> sp.Expr:
+        value = to_sympy(f"({array})[{k}]", at)
+        if value.free_symbols - {P} - size_symbols(at):
+            raise Unresolved(f"'{array}[{k}]' at line {made.line} is not a function of the sizes and P")
+        return value
+
+    dims = [element(made.args[2], k) for k in range(int(ndims))]
+    k = int(direction)
+    periodic = element(made.args[3], k)
+    if not periodic.is_Integer:
+        raise Unresolved(f"the period of dimension {k} at line {made.line} is not a constant")
+    _, rank = communicator(made.args[0], at)
+    if rank is None:
+        raise Unresolved(f"the rank in the communicator of line {made.line} cannot be told")
+    stride = sp.Mul(*dims[k + 1:])
+    coordinate = sp.Mod(sp.floor(rank / stride), dims[k])
+    if periodic != 0:
+        return rank + (sp.Mod(coordinate + disp, dims[k]) - coordinate) * stride
+    return sp.Piecewise((rank + disp * stride, (coordinate + disp >= 0) & (coordinate + disp < dims[k])),
+                        (PROC_NULL, True))
 
 
 def _passed(name: str, resolver, depth: int) -> tuple[sp.Expr, sp.Expr | None]:

@@ -120,18 +120,34 @@ def _definition(r: Resolver, base: str, exclude: frozenset, local: bool) -> sp.E
 
 def _at_index(r: Resolver, base: str, index: sp.Integer, exclude: frozenset, local: bool,
               failed: Unresolved) -> sp.Expr:
-    """``base[index]`` at a constant index from the one assignment ``base[k] = f(k)`` in a loop
-    over ``k``, resolved with ``k`` equal to the index (what does not resolve for every ``k``, an
-    array parameter's ``d[k]``, may at a constant one: ``d[0]``); ``failed`` raised otherwise."""
+    """``base[index]`` at a constant index from the assignment ``base[s(k)] = f(k)`` in a loop over
+    ``k`` whose subscript ``s(k)`` is ``index`` at one whole ``k`` (``nb[2 * d]`` and ``nb[2 * d +
+    1]`` of a loop over the dimensions d, one ``MPI_Cart_shift`` each), resolved with ``k`` that
+    value (what does not resolve for every ``k``, an array parameter's ``d[k]``, may at a constant
+    one: ``d[0]``); ``failed`` raised otherwise: another assignment, none or several that fit."""
     defs = list(_vector_definitions(r, base, exclude, local))
-    if len(defs) != 1 or defs[0][2].loop is None or defs[0][2].op != "=":
+    if not defs or any(a.loop is None or a.op != "=" for _, _, a in defs):
         raise failed
-    unit, fi, a = defs[0]
-    loop = unit.loops[a.loop]
-    at = _resolver(r, unit, fi, a.loop, a.line)
-    if at._conditional(a.block) or loop.var is None or _subscripts(a.variable)[0] != loop.var:
+    found = []
+    for unit, fi, a in defs:
+        loop = unit.loops[a.loop]
+        at = _resolver(r, unit, fi, a.loop, a.line)
+        if at._conditional(a.block) or loop.var is None:
+            raise failed
+        k = loop_symbol(unit.key, loop.id, loop.var)
+        try:
+            subscript = to_sympy(_subscripts(a.variable)[0], at)
+        except Unresolved:
+            raise failed from None
+        if subscript.free_symbols != {k}:
+            raise failed
+        solutions = sp.solve(sp.Eq(subscript, index), k)
+        if len(solutions) == 1 and solutions[0].is_Integer:
+            found.append((at, loop, solutions[0], a))
+    if len(found) != 1:
         raise failed
-    at.fixed = {loop.var: index}
+    at, loop, k_value, a = found[0]
+    at.fixed = {loop.var: k_value}
     try:
         value = to_sympy(a.text, at)
     except Unresolved:

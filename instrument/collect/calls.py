@@ -48,7 +48,7 @@ DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hve
 # communicators and groups whose size the symbolic stage derives from their construction (the new
 # handle is the last argument)
 COMMUNICATOR_CONSTRUCTORS = ("MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_dup", "MPI_Group_incl",
-                             "MPI_Group_excl", "MPI_Comm_group")
+                             "MPI_Group_excl", "MPI_Comm_group", "MPI_Cart_create")
 # the record and the unit's list each constructor's new handle goes into
 _HANDLES = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, "datatypes")),
             **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, "communicators"))}
@@ -57,7 +57,7 @@ ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 # parallel-etudes' omp-levenshtein)
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod", "strlen")
 # calls whose writes through their arguments the symbolic stage knows (perfeq.symbolic.communicators)
-_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank")
+_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank", "MPI_Cart_shift")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
 
 
@@ -91,6 +91,8 @@ class CallSites:
                 self.mpi_call(call, name)
                 if name == "MPI_Dims_create":
                     self.dims_params(node, call)
+                elif name == "MPI_Cart_shift":
+                    self.cart_shift(call)
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
@@ -487,6 +489,24 @@ class CallSites:
         for index in range(min(int(args[1].value.rstrip("uUlL"), 0), 3)):
             path = f"{args[2].name}[{index}]"
             self.param(stmt, path, lvalue_symbol(path), "procgrid", call, path)
+
+    def cart_shift(self, call: c_ast.FuncCall) -> None:
+        """``MPI_Cart_shift(cart, dir, disp, &src, &dst)``: the neighbours it sets, recorded as
+        assignments of ``perfeq_cart_neighbour(cart, dir, -disp)`` and ``(cart, dir, disp)``, which
+        the symbolic stage reads as a rank or MPI_PROC_NULL from the grid ``cart`` was built with
+        (perfeq.symbolic.communicators.cart_neighbour): where a send has a partner."""
+        args = call.args.exprs if call.args else []
+        if len(args) != 5:
+            return
+        cart, direction, disp = (generate(a) for a in args[:3])
+        for arg, sign in ((args[3], "-"), (args[4], "")):
+            if not (isinstance(arg, c_ast.UnaryOp) and arg.op == "&"):
+                continue
+            path = lvalue_path(arg.expr) or element_path(arg.expr)
+            if path is not None:
+                self.assignments.append(d.Assignment(
+                    variable=path, op="=", text=f"perfeq_cart_neighbour({cart}, {direction}, {sign}({disp}))",
+                    line=call.coord.line, block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
 
     def set_by_call(self, call: c_ast.FuncCall, name: str) -> None:
         """Variables this function assigned before (``int pdims[2] = {0, 0};``) that a call to a

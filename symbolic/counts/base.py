@@ -9,6 +9,7 @@ values to a form of the problem size (the paper's step 2: "an integer multiple")
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
@@ -19,7 +20,7 @@ import sympy as sp
 from perfeq.instrument.descriptors import CondDescriptor, FunctionDescriptor
 from perfeq.symbolic.observe import ContextObservation, RunObservation
 from perfeq.symbolic.resolve import UnitView, parameter_symbol
-from perfeq.symbolic.symbols import RANK, P, T, grid_hi, grid_lo, lambdify_numpy
+from perfeq.symbolic.symbols import RANK, P, T, grid3, grid_hi, grid_lo, lambdify_numpy
 
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
@@ -83,9 +84,10 @@ class CountBase:
         for unit in self.units.values():
             for p in unit.params:
                 symbols.setdefault(p.variable, parameter_symbol(p))
-        grids = {p.variable for unit in self.units.values() for p in unit.params if p.source == "procgrid"}
+        grids = {p.variable: grid_sides(p) for unit in self.units.values() for p in unit.params
+                 if p.source == "procgrid"}
         for variable in list(symbols):  # parallel->rank, grid.nprocs: the rank and P, whatever set them
-            found = self._rank_or_size(variable, variable in grids)
+            found = self._rank_or_size(variable, grids.get(variable, ()))
             if found is None and variable in grids:
                 del symbols[variable]  # no side of a grid: the resolver finds it otherwise, or not
             else:
@@ -99,12 +101,12 @@ class CountBase:
             return False
         return len({r.params.get(param.variable) for r in (self.run, *self.extra_runs)}) == 1
 
-    def _rank_or_size(self, variable: str, grid: bool = False) -> sp.Expr | None:
+    def _rank_or_size(self, variable: str, sides: tuple = ()) -> sp.Expr | None:
         """RANK for a candidate whose value is the rank on every rank of every run (one run on
         several processes tells), P for one that is the process count in runs on different numbers
-        of processes (steps = 2 on 2 processes is not P); else None.  ``grid``: a side of a process
-        grid (set through its address by a call that takes the process count, ``factor(P, &px,
-        &py)``), grid_lo(P) or grid_hi(P) when it is that in every run, before P."""
+        of processes (steps = 2 on 2 processes is not P); else None.  ``sides``: what a side of a
+        process grid may be (set through its address by a call that takes the process count,
+        ``factor(P, &px, &py)``: :func:`grid_sides`), the first that it is in every run, before P."""
         runs = [r for r in (self.run, *self.extra_runs) if variable in r.rank_params]
         if not runs or all(r.nranks < 2 for r in runs):
             return None
@@ -112,7 +114,6 @@ class CountBase:
             return RANK
         if len({r.nranks for r in runs}) < 2:
             return None
-        sides = (grid_lo(P), grid_hi(P)) if grid else ()
         for candidate in (*sides, P):
             if all(r.rank_params[variable] == [int(candidate.subs(P, r.nranks))] * r.nranks for r in runs):
                 return candidate
@@ -616,6 +617,18 @@ def _checked_along(form: sp.Expr, samples: list[tuple[dict, sp.Rational]]) -> bo
         if not (proportional or exponential):
             return False
     return True
+
+
+def grid_sides(param) -> tuple[sp.Expr, ...]:
+    """What a side of a process grid (a ``procgrid`` candidate) may be: for ``dims[k]`` of
+    ``MPI_Dims_create(size, 3, dims)``, side k of the three-dimensional grid (grid3(P, k)), of
+    ``MPI_Dims_create(size, 1, dims)`` P (then P itself is the only candidate); else a side of the
+    most nearly square two-dimensional one, grid_lo(P) or grid_hi(P)."""
+    call = re.match(r"\s*MPI_Dims_create\s*\([^,]+,\s*(\d+)\s*,", param.text or "")
+    index = re.search(r"\[(\d)\]$", param.variable)
+    if call and index and int(index.group(1)) < int(call.group(1)) <= 3:
+        return {1: (), 2: (grid_lo(P), grid_hi(P)), 3: (grid3(P, int(index.group(1))),)}[int(call.group(1))]
+    return (grid_lo(P), grid_hi(P))
 
 
 def per_process_count(samples: list[tuple[float, sp.Expr]]) -> sp.Expr | None:

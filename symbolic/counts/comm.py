@@ -37,7 +37,7 @@ from perfeq.symbolic.counts.base import (
 )
 from perfeq.symbolic.messages import OTHERS_SHARE, MessageModel, model_of, relative_rank, summed_messages
 from perfeq.symbolic.resolve import Resolver, UnitView
-from perfeq.symbolic.symbols import RANK, P
+from perfeq.symbolic.symbols import PROC_NULL, RANK, P
 
 MPI_TYPE_SIZES = {
     "MPI_DOUBLE": 8, "MPI_FLOAT": 4, "MPI_INT": 4, "MPI_LONG": 8, "MPI_LONG_LONG": 8, "MPI_CHAR": 1,
@@ -322,7 +322,7 @@ class CommCounts(CountBase):
         first run's share; named in the fallbacks."""
         if MPI_CALLS.get(comm.call) is None or MPI_CALLS[comm.call].c_null is None:
             return sp.Integer(1)
-        outcomes, shares, alike = [], [], True  # per run: (P, {rank: partnered}), (P, share)
+        outcomes, shares, alike, seen = [], [], True, []  # per run: (P, {rank: partnered}), (P, share), run
         for run, node in self._same_context(ctx):
             decided, real, every = {}, 0, 0
             for r in range(run.nranks):
@@ -332,11 +332,15 @@ class CommCounts(CountBase):
                     alike = alike and partnered in (0, calls)
                     decided[r], real, every = partnered == calls, real + partnered, every + calls
             if every:
+                seen.append(run)
                 outcomes.append((run.nranks, decided))
                 shares.append((run.nranks, sp.Rational(real, every)))
         if all(share == 1 for _, share in shares):
             return sp.Integer(1)
         where = self._where(unit, comm)
+        static = self._peer_share(unit, comm, list(zip(seen, outcomes, strict=True))) if alike else None
+        if static is not None:
+            return static
         predicate = rank_predicate(outcomes, chain_predicates()) if alike else None
         if predicate is not None:
             self.fallbacks.append(Fallback(where, "fit", "communication", f"some calls sent to MPI_PROC_NULL (no "
@@ -351,6 +355,29 @@ class CommCounts(CountBase):
         self.fallbacks.append(Fallback(where, "measured-ratio", "communication", f"some calls sent to MPI_PROC_NULL "
                                        f"(no message): the first run's share with a partner, {shares[0][1]}"))
         return shares[0][1]
+
+    def _peer_share(self, unit: UnitView, comm: CommDescriptor, outcomes: list) -> sp.Expr | None:
+        """Where the send's partner is a rank, from the partner's value: ``MPI_Cart_shift``'s
+        neighbour on a Cartesian grid (perfeq.symbolic.communicators.cart_neighbour), ``rank > 0 ?
+        rank - 1 : MPI_PROC_NULL``: Piecewise((1, where), (0, True)) when it gives every rank of
+        every run its outcome (``outcomes``: (run, (P, {rank: partnered}))); else None."""
+        if not comm.peer:
+            return None
+        resolver = Resolver(unit, comm.function, comm.loop, comm.line, self.param_symbols)
+        try:
+            value = sp.piecewise_fold(to_sympy(comm.peer, resolver))
+        except (Unresolved, TypeError, ValueError):
+            return None
+        if not isinstance(value, sp.Piecewise) or value.free_symbols - {P, RANK} - set(self.size_symbols):
+            return None
+        share = sp.Piecewise(*((sp.Integer(0 if piece == PROC_NULL else 1), cond) for piece, cond in value.args))
+        if not isinstance(share, sp.Piecewise) or len(share.args) != 2 or share.args[1] != (0, True):
+            return None
+        for run, (_, decided) in outcomes:
+            for r, outcome in decided.items():
+                if (share.subs(self.values(run, r)) == 1) != outcome:
+                    return None
+        return share
 
     def _records_where_called(self, ctx, comm: CommDescriptor) -> list:
         """The call site's records in the first run holding this context where the site was called."""
