@@ -249,12 +249,13 @@ class _Converter:
                     return self.visit(parse_c_expression(text))
                 finally:
                     self.expanding.discard(name)
-        if name == "perfeq_cart_neighbour" and node.args and len(node.args.exprs) == 3:
-            # MPI_Cart_shift's neighbour (instrument's calls.cart_shift): the communicator by name
-            neighbour = getattr(self.resolve, "cart_neighbour", None)
-            if neighbour is None:
-                raise Unresolved("a neighbour set by MPI_Cart_shift")
-            return neighbour(_GENERATOR.visit(node.args.exprs[0]), *(self.visit(a) for a in node.args.exprs[1:]))
+        if name in ("perfeq_cart_neighbour", "perfeq_cart_coord") and node.args and len(node.args.exprs) == 3:
+            # MPI_Cart_shift's neighbour, MPI_Cart_coords' coordinate (instrument's calls.cart_shift,
+            # cart_coords): the communicator by name
+            grid = getattr(self.resolve, name[len("perfeq_"):], None)
+            if grid is None:
+                raise Unresolved(f"a value set by {'MPI_Cart_shift' if 'neighbour' in name else 'MPI_Cart_coords'}")
+            return grid(_GENERATOR.visit(node.args.exprs[0]), *(self.visit(a) for a in node.args.exprs[1:]))
         args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
         if name in _FUNCTIONS:
             return _FUNCTIONS[name](*args)

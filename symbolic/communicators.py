@@ -9,6 +9,8 @@ name resolution (perfeq.symbolic.resolve) and the message counts (perfeq.symboli
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 
 from perfeq.arguments import canonical_lvalue
@@ -70,6 +72,8 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
         return communicator(args[0], at, depth + 1)[0] - value(1), None
     if kind == "MPI_Cart_create" and len(args) == 6:  # the ranks in their order (reorder is not done)
         return communicator(args[0], at, depth + 1)
+    if kind == "MPI_Cart_sub" and len(args) == 3:
+        return _sub(made, resolver)
     if kind == "MPI_Comm_split" and len(args) == 4:
         size, rank = communicator(args[0], at, depth + 1)
         if rank is None:
@@ -91,43 +95,82 @@ def _construction(name: str | None, resolver):
     return built[0] if len(built) == 1 else None
 
 
-def cart_neighbour(text: str, direction: sp.Expr, disp: sp.Expr, resolver) -> sp.Expr:
-    """The rank ``MPI_Cart_shift(text, direction, ...)`` gives as the neighbour ``disp`` steps along
-    ``direction`` (the source is -disp, the destination +disp) at the resolver's point: ``text``
-    built by ``MPI_Cart_create(old, ndims, dims, periods, reorder, &text)`` with dimensions and
-    periods that resolve (``MPI_Dims_create``'s grid_hi(P), grid_lo(P), constants, sizes).  Ranks
-    in row-major order, as MPI numbers a grid's coordinates (reorder is not done): coordinate
-    ``c_k = floor(rank / s_k) mod d_k``, ``s_k`` the product of the later dimensions.  Off the edge
-    of a dimension that is not periodic: PROC_NULL (MPI_PROC_NULL); periodic: wrapped around.
-    Unresolved for any other construction."""
+def _grid(text: str, resolver) -> tuple[list[sp.Expr], Callable[[str, int], sp.Expr], sp.Expr, object]:
+    """(sides, element, rank, construction) of the Cartesian communicator ``text`` at the
+    resolver's point, built by ``MPI_Cart_create(old, ndims, dims, periods, reorder, &text)`` with
+    sides that resolve (``MPI_Dims_create``'s grid_hi(P), grid_lo(P), grid3(P, k), constants,
+    sizes); ``element(array, k)`` resolves ``array[k]`` at the construction, and ``rank`` is the
+    rank in ``old`` (reorder is not done).  Unresolved for any other construction."""
     made = _construction(canonical_lvalue(text.strip()), resolver)
     if made is None or made.constructor != "MPI_Cart_create" or len(made.args) != 6:
         raise Unresolved(f"'{text}' is no Cartesian communicator built in this unit")
     at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
     ndims = to_sympy(made.args[1], at)
-    if not (ndims.is_Integer and 0 < int(ndims) <= 8) or not direction.is_Integer or not 0 <= int(direction) < int(ndims):
-        raise Unresolved(f"MPI_Cart_shift along {direction} of a grid of {ndims} dimensions (line {made.line})")
+    if not (ndims.is_Integer and 0 < int(ndims) <= 8):
+        raise Unresolved(f"a grid of {ndims} dimensions (line {made.line})")
 
-    def element(array: str, k: int) -> sp.Expr:
-        value = to_sympy(f"({array})[{k}]", at)
-        if value.free_symbols - {P} - size_symbols(at):
+    def element(array: str, k: int, where=at) -> sp.Expr:
+        value = to_sympy(f"({array})[{k}]", where)
+        if value.free_symbols - {P} - size_symbols(where):
             raise Unresolved(f"'{array}[{k}]' at line {made.line} is not a function of the sizes and P")
         return value
 
-    dims = [element(made.args[2], k) for k in range(int(ndims))]
+    _, rank = communicator(made.args[0], at)
+    if rank is None:
+        raise Unresolved(f"the rank in the communicator of line {made.line} cannot be told")
+    return [element(made.args[2], k) for k in range(int(ndims))], element, rank, made
+
+
+def _coordinate(dims: list[sp.Expr], k: int, rank: sp.Expr) -> sp.Expr:
+    """Coordinate ``k`` of ``rank`` on a grid of ``dims`` in MPI's row-major order."""
+    return sp.Mod(sp.floor(rank / sp.Mul(*dims[k + 1:])), dims[k])
+
+
+def cart_coordinate(text: str, rank: sp.Expr, k: sp.Expr, resolver) -> sp.Expr:
+    """Coordinate ``k`` of ``rank`` on the Cartesian communicator ``text`` (``MPI_Cart_coords``)."""
+    dims, _, _, _ = _grid(text, resolver)
+    if not k.is_Integer or not 0 <= int(k) < len(dims):
+        raise Unresolved(f"coordinate {k} of a grid of {len(dims)} dimensions")
+    return _coordinate(dims, int(k), rank)
+
+
+def cart_neighbour(text: str, direction: sp.Expr, disp: sp.Expr, resolver) -> sp.Expr:
+    """The rank ``MPI_Cart_shift(text, direction, ...)`` gives as the neighbour ``disp`` steps along
+    ``direction`` (the source is -disp, the destination +disp) at the resolver's point, on the grid
+    of :func:`_grid`: ranks in row-major order, as MPI numbers a grid's coordinates, coordinate
+    ``c_k = floor(rank / s_k) mod d_k``, ``s_k`` the product of the later sides.  Off the edge of
+    a dimension that is not periodic: PROC_NULL (MPI_PROC_NULL); periodic: wrapped around."""
+    dims, element, rank, made = _grid(text, resolver)
+    if not direction.is_Integer or not 0 <= int(direction) < len(dims):
+        raise Unresolved(f"MPI_Cart_shift along {direction} of a grid of {len(dims)} dimensions")
     k = int(direction)
     periodic = element(made.args[3], k)
     if not periodic.is_Integer:
         raise Unresolved(f"the period of dimension {k} at line {made.line} is not a constant")
-    _, rank = communicator(made.args[0], at)
-    if rank is None:
-        raise Unresolved(f"the rank in the communicator of line {made.line} cannot be told")
-    stride = sp.Mul(*dims[k + 1:])
-    coordinate = sp.Mod(sp.floor(rank / stride), dims[k])
+    stride, coordinate = sp.Mul(*dims[k + 1:]), _coordinate(dims, k, rank)
     if periodic != 0:
         return rank + (sp.Mod(coordinate + disp, dims[k]) - coordinate) * stride
     return sp.Piecewise((rank + disp * stride, (coordinate + disp >= 0) & (coordinate + disp < dims[k])),
                         (PROC_NULL, True))
+
+
+def _sub(made, resolver) -> tuple[sp.Expr, sp.Expr]:
+    """(size, rank) of ``MPI_Cart_sub(cart, remain, &sub)``: the sides kept (``remain[k]`` a
+    constant, resolved where the call stands), the rank row-major over their coordinates."""
+    at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
+    dims, element, rank, _ = _grid(made.args[0], at)
+    kept = []
+    for k in range(len(dims)):
+        keep = element(made.args[1], k, at)
+        if not keep.is_Integer:
+            raise Unresolved(f"'{made.args[1]}[{k}]' at line {made.line} is not a constant")
+        if keep != 0:
+            kept.append(k)
+    size, sub_rank = sp.Integer(1), sp.Integer(0)
+    for k in reversed(kept):
+        sub_rank += _coordinate(dims, k, rank) * size
+        size *= dims[k]
+    return size, sub_rank
 
 
 def _passed(name: str, resolver, depth: int) -> tuple[sp.Expr, sp.Expr | None]:

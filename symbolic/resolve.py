@@ -22,7 +22,7 @@ from perfeq.arguments import path_root
 from perfeq.instrument.descriptors import Assignment, CommDescriptor, LoopDescriptor, UnitDescriptors
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
-from perfeq.symbolic.communicators import cart_neighbour, communicator
+from perfeq.symbolic.communicators import cart_coordinate, cart_neighbour, communicator
 from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
@@ -196,6 +196,10 @@ class Resolver:
     def cart_neighbour(self, cart: str, direction: sp.Expr, disp: sp.Expr) -> sp.Expr:
         """The neighbour MPI_Cart_shift gave (perfeq.symbolic.communicators.cart_neighbour)."""
         return cart_neighbour(cart, direction, disp, self)
+
+    def cart_coord(self, cart: str, rank: sp.Expr, k: sp.Expr) -> sp.Expr:
+        """A coordinate MPI_Cart_coords gave (perfeq.symbolic.communicators.cart_coordinate)."""
+        return cart_coordinate(cart, rank, k, self)
 
     def call(self, name: str, args: list[sp.Expr]) -> sp.Expr:
         """The value of a call of a user function whose body is ``return expr;``, or ends in

@@ -48,7 +48,7 @@ DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hve
 # communicators and groups whose size the symbolic stage derives from their construction (the new
 # handle is the last argument)
 COMMUNICATOR_CONSTRUCTORS = ("MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_dup", "MPI_Group_incl",
-                             "MPI_Group_excl", "MPI_Comm_group", "MPI_Cart_create")
+                             "MPI_Group_excl", "MPI_Comm_group", "MPI_Cart_create", "MPI_Cart_sub")
 # the record and the unit's list each constructor's new handle goes into
 _HANDLES = {**dict.fromkeys(DATATYPE_CONSTRUCTORS, (d.DatatypeDescriptor, "datatypes")),
             **dict.fromkeys(COMMUNICATOR_CONSTRUCTORS, (d.CommunicatorDescriptor, "communicators"))}
@@ -57,7 +57,7 @@ ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 # parallel-etudes' omp-levenshtein)
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod", "strlen")
 # calls whose writes through their arguments the symbolic stage knows (perfeq.symbolic.communicators)
-_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank", "MPI_Cart_shift")
+_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank", "MPI_Cart_shift", "MPI_Cart_coords")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
 
 
@@ -93,6 +93,8 @@ class CallSites:
                     self.dims_params(node, call)
                 elif name == "MPI_Cart_shift":
                     self.cart_shift(call)
+                elif name == "MPI_Cart_coords":
+                    self.cart_coords(call)
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
@@ -507,6 +509,25 @@ class CallSites:
                 self.assignments.append(d.Assignment(
                     variable=path, op="=", text=f"perfeq_cart_neighbour({cart}, {direction}, {sign}({disp}))",
                     line=call.coord.line, block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
+
+    def cart_coords(self, call: c_ast.FuncCall) -> None:
+        """``MPI_Cart_coords(cart, r, n, coords)`` with ``n`` a constant and ``coords`` an array: its
+        elements recorded as assignments of ``perfeq_cart_coord(cart, r, k)``, the coordinate k of
+        rank ``r`` on the grid ``cart`` was built with (perfeq.symbolic.communicators)."""
+        args = call.args.exprs if call.args else []
+        if len(args) != 4 or not isinstance(args[2], c_ast.Constant) or not args[2].value.isdigit():
+            return
+        target = args[3].expr if isinstance(args[3], c_ast.UnaryOp) and args[3].op == "&" else args[3]
+        if isinstance(target, c_ast.ArrayRef):
+            return  # &coords[1]: elements from an offset
+        path = lvalue_path(target)
+        if path is None:
+            return
+        cart, rank = generate(args[0]), generate(args[1])
+        for k in range(min(int(args[2].value), 8)):
+            self.assignments.append(d.Assignment(
+                variable=f"{path}[{k}]", op="=", text=f"perfeq_cart_coord({cart}, {rank}, {k})",
+                line=call.coord.line, block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
 
     def set_by_call(self, call: c_ast.FuncCall, name: str) -> None:
         """Variables this function assigned before (``int pdims[2] = {0, 0};``) that a call to a

@@ -140,6 +140,9 @@ def _interval(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[sp.Expr, sp.Expr] |
     """The integers ``var`` where ``cond`` holds as [a, b]: ``var == e`` (``var + c == e`` ...), or
     two inequalities bounding it from both sides; None otherwise."""
     if isinstance(cond, sp.Eq):
+        block = _block_owner(cond, var)
+        if block is not None:
+            return block
         diff = sp.expand(cond.lhs - cond.rhs)
         slope = diff.coeff(var)
         if slope not in (1, -1) or sp.expand(diff - slope * var).has(var):
@@ -152,6 +155,24 @@ def _interval(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[sp.Expr, sp.Expr] |
             return None
         edges = dict(halves)
         return edges["lower"], edges["upper"]
+    return None
+
+
+def _block_owner(cond: sp.Eq, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
+    """``floor((var + a) / m) == c`` (the owner of ``var`` in blocks of m, ``k / nb == mycol``), m a
+    whole number not known to be negative and a, m, c free of ``var``: var in [c m - a, c m + m - a - 1]."""
+    for side, c in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
+        if not isinstance(side, sp.floor) or c.has(var) or c.is_integer is False:
+            continue
+        arg = sp.expand(side.args[0])
+        slope = arg.coeff(var)
+        if slope == 0 or slope.has(var) or sp.expand(arg - slope * var).has(var):
+            continue
+        m = sp.simplify(1 / slope)
+        if m.is_integer is False or m.is_negative or (m.is_integer is None and not isinstance(m, sp.floor)):
+            continue
+        a = sp.expand((arg - slope * var) * m)
+        return c * m - a, c * m + m - a - 1
     return None
 
 

@@ -43,6 +43,17 @@ def test_a_max_on_a_falling_slope_and_a_width_of_unknown_sign(n, w, shift):
     assert total.subs({N: n, W: w}) == sum(max(0, n - w * t - shift) for t in range(n + 1))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 40), st.integers(0, 12), st.integers(-5, 5))
+def test_the_owner_of_a_block_of_the_loop_variable(n, b, c, a):
+    """``if (mycol == (k + a) / nb)`` over k in [0, n): the k of block ``mycol``, clipped to the range."""
+    owner = sp.Piecewise((1, sp.Eq(sp.Symbol("c", integer=True, nonnegative=True), sp.floor((T + a) / B))), (0, True))
+    total = closed_sum(owner, (T, 0, N - 1))
+    assert total is not None
+    assert total.subs({N: n, B: b, sp.Symbol("c", integer=True, nonnegative=True): c}) \
+        == sum(1 for k in range(n) if (k + a) // b == c)
+
+
 def test_a_condition_on_something_else_than_the_variable_stays_a_piecewise():
     total = closed_sum(sp.Piecewise((T, N > 10), (1, True)), (T, 0, N - 1))
     assert total.subs(N, 20) == sum(range(20)) and total.subs(N, 5) == 5
