@@ -81,6 +81,8 @@ class CallSites:
             self.argv_by_reference(node, call)
             if name in self.u.user_functions:
                 self.user_call(call, name)
+                if name in self.u.readers:
+                    self.read_by_call(node, call, self.u.readers[name])
                 if name in self.u.inlined:
                     self.inlined_setter(node, call, name)
                 if target and direct_value(node) is call:
@@ -451,6 +453,18 @@ class CallSites:
         for path, text in self._size_elements(destinations):
             self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
+    def read_by_call(self, stmt: c_ast.Node, call: c_ast.FuncCall, positions: set[int]) -> None:
+        """``get_input(&n)`` outside loops, ``get_input`` reading input through that parameter
+        (:func:`input_readers`): the variable is a candidate (source ``input``) recorded after the
+        call, on every rank (after the helper's broadcast, when it has one)."""
+        args = call.args.exprs if call.args else []
+        if self.loop is not None:
+            return
+        for path, text in _addressed([a for p, a in enumerate(args) if p in positions]):
+            typ = self.scope.lookup(path) if path.isidentifier() else None
+            if typ is not None and typ.depth == 0 and not typ.struct:
+                self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+
     def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:
         """The elements at a variable index of integer arrays whose addresses are passed
         (``&nx[lt]``, NPB MG's size of its finest level; FunctionCollector._size_element):
@@ -634,6 +648,38 @@ def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str],
                 if _argv_number(arg, command_line):
                     found.setdefault(name, set()).add(position)
     return found
+
+
+def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
+    """The program's functions that read input through pointer parameters outside loops
+    (``void get_input(int *n_p) { scanf("%d", n_p); }``, Pacheco's ``Get_input`` with its
+    ``MPI_Bcast`` after): name -> the parameters' positions, so that a call's ``&n`` there is a
+    size read from the input, as ``scanf("%d", &n)`` is (CallCollector.read_by_call)."""
+    found: dict[str, set[int]] = {}
+    for fd in functions:
+        pointers = {name: position for position, (name, typ) in enumerate(formal_parameters(fd))
+                    if isinstance(typ, c_ast.PtrDecl) and isinstance(typ.type, c_ast.TypeDecl)
+                    and isinstance(typ.type.type, c_ast.IdentifierType)}
+        if not pointers:
+            continue
+        for call in _outside_loops(fd.body):
+            name = callee(call)
+            if name not in SCANNERS or name == "fread" or not call.args:
+                continue
+            for arg in call.args.exprs[SCANNERS[name]:]:
+                if isinstance(arg, c_ast.ID) and arg.name in pointers:
+                    found.setdefault(fd.decl.name, set()).add(pointers[arg.name])
+    return found
+
+
+def _outside_loops(node: c_ast.Node):
+    """The calls under ``node`` that no loop holds."""
+    for _, child in node.children():
+        if isinstance(child, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            continue
+        if isinstance(child, c_ast.FuncCall):
+            yield child
+        yield from _outside_loops(child)
 
 
 def _argv_number(arg: c_ast.Node, command_line: frozenset[str] = COMMAND_LINE) -> bool:

@@ -19,7 +19,7 @@ from pycparser import c_ast
 from perfeq.arguments import unreserved
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
-from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters
+from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters, input_readers
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.twins import Twin, records_no_values, twin_header
 from perfeq.instrument.collect.walk import command_line_names, element_text, find, generate, walk
@@ -171,6 +171,7 @@ class UnitCollector:
         self.stoppers = summaries.stopping_functions(self.defined)
         self.command_line = command_line_names(self.defined)
         self.setters = argv_setters(self.defined, self.user_functions, self.command_line)
+        self.readers = input_readers(self.defined)
         mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,

@@ -7,6 +7,7 @@ import json
 import re
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -338,6 +339,27 @@ def test_message_sizes_from_derived_datatypes_array_elements_and_struct_fields(t
     data = json.loads((tmp_path / "m.json").read_text())
     assert data["fallbacks"] == [] and data["self_check"]["worst_error"] == 0
     assert_exact(tmp_path / "m.json", run(4, 128, "big.trace"), {"N": 128})
+
+
+def test_a_size_a_helper_reads_through_a_pointer_is_a_parameter(tmp_path):
+    """tests/c/real/readinput.c (Pacheco's Get_input): rank 0 scanf()s n through the helper's
+    pointer parameter and broadcasts it; the caller's ``&n`` makes n an input parameter, and the
+    trapezoid loop is exact at 8x on 2 processes from runs on 1 and 2."""
+    mpi_runs(tmp_path, REAL / "readinput.c")  # (builds tmp_path / prog)
+    binary = tmp_path / "prog"
+
+    def traced(procs: int, n: int) -> Path:
+        path = tmp_path / f"{n}-P{procs}.trace"
+        subprocess.run([sys.executable, "-m", "perfeq", "run", "-o", str(path), "--",
+                        *find_mpi().launcher(procs), str(binary)], input=f"0 1 {n}\n", text=True,
+                       check=True, capture_output=True)
+        return path
+
+    small = [traced(procs, n) for n in (1000, 2000) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert "n" in data["parameters"] and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", traced(2, 16000), {"n": 16000})
 
 
 def test_sizes_read_from_an_input_file(tmp_path):
