@@ -143,7 +143,7 @@ class LoopPlanning:
             wrap_start=self.loop_wrap_start(start, pragmas),
             entry_where=self.where if self.parallel else None,
             values=tuple((key, text, self.hoisted_entry(expr)) for key, text, expr in recorded)
-            if not self.parallel and not omp else (),
+            if not self.parallel and (not omp or combined) else (),
             predicted=predicted,
             exit_predicted=predicted and kind in ("for", "while") and not _exits_early(node.stmt, self.u.stoppers)
             and not _calls(node.stmt, self.name),

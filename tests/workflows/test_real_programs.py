@@ -431,6 +431,29 @@ def test_a_size_counted_while_reading_the_input_is_a_parameter_by_its_loop_bound
     assert_exact(folder / "m.json", trace(folder / "prog", folder / "big.trace", inputs[2]), {"N": 800})
 
 
+def test_a_size_bounding_combined_parallel_loops_is_a_parameter_by_their_bounds(tmp_path, capsys, monkeypatch):
+    """tests/c/real/countedomp.c: n counted while reading the input bounds two `omp parallel for`
+    loops only; their bounds are recorded before their pragmas, so the model names n and, given
+    --param N=n, is exact at 8x on 2 threads from runs on 1 and 2."""
+    instrumented, plain = build(REAL / "countedomp.c", tmp_path, "-fopenmp")
+    inputs = []
+    for n in (100, 200, 800):
+        inputs.append(tmp_path / f"in{n}")
+        inputs[-1].write_text("x\n" * n)
+    same_output(instrumented, plain, inputs[2])
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{i}-{threads}.trace", inputs[i]) for i in (0, 1)]
+    big = trace(instrumented, tmp_path / "big.trace", inputs[2])
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert "give --param N=n" in capsys.readouterr().err
+    assert cli.main(["model", *map(str, small), "--param", "N=n", "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", big, {"N": 800})
+
+
 def test_sizes_stored_by_setters_given_the_command_line(tmp_path):
     """set_num_iterations(atoi(optarg)) stores options.loop (recorded in the setter, which has an
     if), set_warmup(atoi(optarg)) is straight-line (recorded after its call); the loop count is
