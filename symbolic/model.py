@@ -426,6 +426,15 @@ def _namespace() -> dict[str, Any]:
 
 
 # ---- building -------------------------------------------------------------------------------------
+def _expandable(value: sp.Expr) -> bool:
+    """Not a nested fraction of the sizes (a denominator that holds a denominator: ratios fitted
+    under a data-dependent condition, Rodinia hotspot's border test, grow without bound when
+    expanded, and its model did not end); those are kept as they are, which changes nothing but
+    how they print."""
+    return not any(p.exp.is_negative and any(q.exp.is_negative for q in p.base.atoms(sp.Pow))
+                   for p in value.atoms(sp.Pow))
+
+
 def build_model(traces: list[Path], params: dict[str, str] | None = None, check: bool = True,
                 signatures: bool = True) -> CostModel:
     """Build the cost model from one or more instrumentation traces of the same program; with
@@ -473,7 +482,8 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     sync = _sync_sites(counter, contexts, runs, primary)
     items = [it for it in items if any(v != 0 for v in it.counts.values())]
     for it in items:
-        it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) else v for k, v in it.counts.items()}
+        it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) and _expandable(v) else v
+                     for k, v in it.counts.items()}
     nests = nest_items(counter, contexts)
     parameters, unused = _promoted(counter, items, nests, runs, traces)
     model = CostModel(

@@ -11,6 +11,7 @@ inequality), each side summed with its own piece, so the result is exact at ever
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import sympy as sp
@@ -30,9 +31,16 @@ def closed_sum(expr: sp.Expr, limits: tuple, sign=None) -> sp.Expr | None:
         return None
 
 
+# the most pieces (the product of the argument counts of the Min, Max and ?: holding the variable)
+# a summand may have to be split: folding more into one ?: took sympy minutes to hours (Rodinia
+# hotspot's border test and eight chained corner and edge ifs per cell of a chunk: 32 pieces, two
+# seconds a sum and no closed form; three traces of hotspot itself did not finish in 30 minutes)
+MAX_PIECES = 16
+
+
 def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
     var, lo, hi = limits
-    if depth > 4:
+    if depth > 4 or _pieces(expr, var) > MAX_PIECES:
         return None
     folded = sp.piecewise_fold(min_max_as_piecewise(expr, var))
     if not isinstance(folded, sp.Piecewise):
@@ -80,6 +88,12 @@ def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, dep
     return None if None in parts else parts[0] + parts[1]
 
 
+def _pieces(expr: sp.Expr, var: sp.Symbol) -> int:
+    """At most how many pieces ``expr`` folds into over ``var``: the product of the argument counts
+    of its Min, Max and Piecewise that hold ``var``."""
+    return math.prod(len(e.args) for e in expr.atoms(sp.Min, sp.Max, sp.Piecewise) if e.has(var))
+
+
 def min_max_as_piecewise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """``expr`` with each Min and Max that holds ``var`` written as the ?: it is."""
     return expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)) and e.has(var),
@@ -107,6 +121,8 @@ def _polynomial_sum(expr: sp.Expr, limits: tuple) -> sp.Expr | None:
     """The sum of a polynomial in the variable, term by term (Faulhaber's sums), whatever its
     coefficients hold (floors of the sizes): sympy's general summation can take seconds on them."""
     var, lo, hi = limits
+    if not expr.has(var):  # (a Poly of a nested fraction of the sizes expands it: Rodinia hotspot did not end)
+        return expr * (hi - lo + 1)
     try:
         poly = sp.Poly(expr, var)
     except sp.PolynomialError:

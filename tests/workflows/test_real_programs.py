@@ -380,6 +380,25 @@ def test_two_values_of_an_unused_argument_are_no_fit(tmp_path):
     assert predicted == pytest.approx(measured_counts(big)["total"]["ops"], rel=0.05)
 
 
+def test_a_chunk_loop_with_chained_border_ifs_is_modelled_in_reasonable_time(tmp_path, monkeypatch):
+    """tests/c/real/chunks.c (Rodinia hotspot's loop): the model of three traces ends (it did not)
+    and reproduces a run at 8x the cells within 1 %."""
+    instrumented, plain = build(REAL / "chunks.c", tmp_path, "-fopenmp")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    same_output(instrumented, plain, 64, 64, 2, 2)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n, n, steps, threads)
+             for n, steps, threads in ((64, 20, 1), (128, 20, 2), (256, 10, 2))]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    big = from_trace(trace(instrumented, tmp_path / "big.trace", 512, 512, 10, 2))
+    values = {name: v for name, v in (("n", 512), ("m", 512), ("steps", 10), ("nthreads", 2))
+              if name in model.parameters}
+    predicted = model.counts(values, 1, 2)["total"]
+    measured = measured_counts(big)["total"]
+    for key in ("ops", "flops", "loads"):
+        assert predicted[key] == pytest.approx(measured[key], rel=0.01), key
+
+
 def test_sizes_read_from_an_input_file(tmp_path):
     instrumented, plain = build(REAL / "inputfile.c", tmp_path)
     inputs = []
