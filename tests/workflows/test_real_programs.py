@@ -352,7 +352,7 @@ def test_a_size_a_helper_reads_through_a_pointer_is_a_parameter(tmp_path):
         path = tmp_path / f"{n}-P{procs}.trace"
         subprocess.run([sys.executable, "-m", "perfeq", "run", "-o", str(path), "--",
                         *find_mpi().launcher(procs), str(binary)], input=f"0 1 {n}\n", text=True,
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, cwd=tmp_path)  # (not the checkout's perfeq/ folder)
         return path
 
     small = [traced(procs, n) for n in (1000, 2000) for procs in (1, 2)]
