@@ -491,6 +491,29 @@ class CallSites:
             if typ is not None and typ.depth == 0 and not typ.struct:
                 self.param(stmt, path, lvalue_symbol(path), "procgrid", call, text)
 
+    def factor_loop_params(self, loop: c_ast.Node, end: int) -> None:
+        """A loop outside loops that tests the process count modulo a variable it sets, the sides
+        of a process grid written out (``for (px = sqrt(P + 1); px > 0; px--) if (P % px == 0)
+        { py = P / px; break; }``, ``while (P % px) px--;``): the plain integers it assigns are
+        candidates like ``factor(P, &px, &py)``'s, recorded after the loop (source ``procgrid``; the
+        model takes each as grid_lo(P) or grid_hi(P) where the runs show it is one, and forgets the
+        others: the loop's counter of an upward search, a flag)."""
+        sizes = {p.variable for p in self.u.unit.params if p.source == "mpi_size" and p.function == self.index}
+        if self.loop is not None or self.parallel or not sizes:
+            return
+        assigned = _assigned_plain(loop)
+        tested = {n.right.name for n in find(loop, c_ast.BinaryOp)
+                  if n.op == "%" and isinstance(n.left, c_ast.ID) and n.left.name in sizes
+                  and isinstance(n.right, c_ast.ID)}
+        if not tested & assigned:
+            return
+        header = generate(loop).split("\n", 1)[0].strip().rstrip("{").strip()
+        self._stmt_end, self._after_condition = end, True
+        for name in sorted(assigned - sizes):
+            typ = self.scope.lookup(name)
+            if typ is not None and typ.depth == 0 and not typ.struct and not typ.floating and not typ.is_array:
+                self.param(loop, name, lvalue_symbol(name), "procgrid", None, text=header)
+
     def dims_params(self, stmt: c_ast.Node, call: c_ast.FuncCall) -> None:
         """``MPI_Dims_create(size, 2, dims)`` outside loops, ``dims`` a local array: its elements are
         the sides of a process grid, candidates like ``factor(P, &px, &py)``'s (source ``procgrid``;
@@ -596,13 +619,14 @@ class CallSites:
             self.param(stmt, path, lvalue_symbol(path), "argv", None, generate(stmt.lvalue))
 
     def param(self, stmt: c_ast.Node, variable: str, symbol: str, source: str, call: c_ast.FuncCall | None,
-              access: str | None = None) -> None:
+              access: str | None = None, text: str | None = None) -> None:
         """A parameter candidate ``variable`` (a canonical lvalue, read by the C text ``access``),
-        recorded after the statement ``stmt`` that sets it (by ``call``; None: an assignment)."""
+        recorded after the statement ``stmt`` that sets it (by ``call``; None: an assignment, shown
+        as ``text`` or the statement)."""
         if any(p.variable == variable and p.function == self.index for p in self.u.unit.params):
             return
         if call is None:
-            text, line = generate(stmt), stmt.coord.line
+            text, line = text or generate(stmt), stmt.coord.line
         else:
             extent = self.call_extent(call, call.name.name) if isinstance(call.name, c_ast.ID) else None
             text = self.src.text_of(extent[0], extent[1]) if extent else generate(call)  # as written
@@ -632,6 +656,13 @@ class CallSites:
             if holder is not None and any(writes(item) for item in items[holder + 1:]):
                 return True
         return False
+
+
+def _assigned_plain(node: c_ast.Node) -> set[str]:
+    """The plain variables ``node`` assigns (``x = ...``, ``x += ...``, ``x++``)."""
+    names = {n.lvalue.name for n in find(node, c_ast.Assignment) if isinstance(n.lvalue, c_ast.ID)}
+    return names | {n.expr.name for n in find(node, c_ast.UnaryOp)
+                    if n.op in INCREMENTS and isinstance(n.expr, c_ast.ID)}
 
 
 def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str],

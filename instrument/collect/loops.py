@@ -43,7 +43,7 @@ class LoopStatements(LoopPlanning):
         saved = (self.scope, len(self.loops), len(self.loop_scopes), len(self.regions), self.parallel,
                  self._slab_active)
         try:
-            return self.walk_loop(node, kind, start, depth, pragmas)
+            end = self.walk_loop(node, kind, start, depth, pragmas)
         except SourceError as exc:
             self.u.warn(node.coord.line, node.coord.column, f"loop not instrumented: {exc}")
             return None
@@ -51,6 +51,8 @@ class LoopStatements(LoopPlanning):
             self.scope, loops, loop_scopes, regions, self.parallel, self._slab_active = saved
             del self.loops[loops:], self.loop_scopes[loop_scopes:], self.regions[regions:]
             del self.loop_frames[len(self.loops):]
+        self.factor_loop_params(node, end)
+        return end
 
     def macro_loop(self, node: c_ast.Node, kind: str, depth: int, pragmas: list) -> bool:
         """A for or while loop whose header a macro writes and whose body's statements are in the

@@ -241,7 +241,35 @@ class LoopTrips(CountBase):
             first = self._loop_value(ctx, unit, loop, "init", resolver)
             bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         step, count = step_and_count(loop, resolver, first, bound, self._sign)
-        return var, first, step, count
+        searched = self._search_trips(unit, loop, resolver, var, first, step)
+        return var, first, step, count if searched is None else searched
+
+    def _search_trips(self, unit: UnitView, loop: LoopDescriptor, resolver: Resolver, var: sp.Symbol,
+                      first: sp.Expr, step: sp.Expr) -> sp.Expr | None:
+        """The iterations of a search over the sides of a process grid, from the value it leaves its
+        variable with (a ``procgrid`` candidate recorded after the loop and resolved as grid_lo(P)
+        or grid_hi(P)): ``for (px = sqrt(P + 1); px > 0; px--) if (P % px == 0) break;`` runs
+        sqrt(P + 1) - grid_lo(P) + 1 times, not the sqrt(P + 1) its header allows, which runs on 1
+        and 2 processes cannot tell apart.  Left by the break (+1) when the loop's condition still
+        holds at the final value for P = 1..64, at the condition (+0) when it fails for all of
+        them; None otherwise, or for another loop."""
+        final = self.param_symbols.get(loop.var) if loop.var else None
+        if (final is None or isinstance(final, sp.Symbol) or final.free_symbols != {P} or step not in (1, -1)
+                or not any(p.source == "procgrid" and p.variable == loop.var and p.function == loop.function
+                           and p.line == loop.line for p in unit.params)):
+            return None
+        try:
+            test = to_sympy(loop.cond, resolver).subs(var, final)
+        except Unresolved:
+            return None
+        held = set()
+        for procs in range(1, 65):
+            value = test.subs(P, procs)
+            held.add(bool(value) if isinstance(value, sp.logic.boolalg.Boolean) else
+                     bool(value != 0) if value.is_number else None)
+        if len(held) != 1 or None in held:
+            return None
+        return (final - first) / step + (1 if held.pop() else 0)
 
     def _loop_value(self, ctx, unit: UnitView, loop: LoopDescriptor, which: str, resolver: Resolver) -> sp.Expr:
         """A loop's ``init`` or ``bound`` expression: symbolic, else its recorded values fitted."""

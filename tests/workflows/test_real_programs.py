@@ -1021,6 +1021,24 @@ def test_a_two_dimensional_process_grid_from_a_header_factorization(tmp_path, ca
         assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
 
 
+def test_a_process_grid_the_program_factors_in_its_own_loops(tmp_path, monkeypatch):
+    """The PRK's factorization written out in main (a downward search with a break), a ``while
+    (P % q) q--;`` and a ``for (r = sqrt(P); P % r; r--);``: the integers each loop sets are recorded
+    after it and taken as grid_lo(P) and grid_hi(P), as factor()'s are; no loop bound or message
+    size depends on data, and 4 and 6 processes (2 x 2 and 2 x 3 grids no training run had) are
+    exact (the halo bytes were +50 % and the messages -22 % on 4 before)."""
+    monkeypatch.chdir(REAL / "procgrid")
+    run = mpi_program(tmp_path, Path("factorloop.c"), Path("-lm"))
+    traces = [run(p, n, f"t{n}.{p}") for n in (31, 61) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    assert set(model.parameters) == {"n"}
+    assert not [f for f in model.fallbacks if "not symbolic (" in f and "not a counted" not in f
+                or "communication" in f], model.fallbacks
+    for procs in (4, 6):
+        assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
+
+
 def test_statements_in_the_braces_of_omp_master_and_single(tmp_path, monkeypatch):
     """The braces of omp master / single are a block of their own run by one thread of the team,
     and what follows them is a new block run by all: exact at 8x on 2 threads (calls and ops of the
