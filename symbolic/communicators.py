@@ -9,13 +9,14 @@ name resolution (perfeq.symbolic.resolve) and the message counts (perfeq.symboli
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import sympy as sp
 
 from perfeq.arguments import canonical_lvalue
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.symbols import PROC_NULL, RANK, P
+from perfeq.symbolic.symbols import PROC_NULL, RANK, P, loop_symbol
 
 MAX_DEPTH = 6
 
@@ -67,7 +68,7 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
     if kind == "MPI_Comm_create" and len(args) == 3:
         return communicator(args[1], at, depth + 1)
     if kind == "MPI_Group_incl" and len(args) == 4:
-        return value(1), None
+        return value(1), _listed_position(args[2], value(1), at)
     if kind == "MPI_Group_excl" and len(args) == 4:
         return communicator(args[0], at, depth + 1)[0] - value(1), None
     if kind == "MPI_Cart_create" and len(args) == 6:  # the ranks in their order (reorder is not done)
@@ -80,6 +81,67 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
             raise Unresolved(f"a split of a group of listed ranks at line {made.line}")
         return _split(value(1), size, rank, made.line)
     raise Unresolved(f"{kind} at line {made.line}")
+
+
+def _listed_position(array: str, size: sp.Expr, at) -> sp.Expr | None:
+    """This rank's rank in a group of ``size`` listed ranks (``MPI_Group_incl(g, n, ranks, ...)``)
+    when the list is a run of ranks with a constant step that holds the rank itself: ``ranks[0] =
+    me / npcol * npcol; for (i = 1; i < npcol; i++) ranks[i] = ranks[i - 1] + 1;`` (the ParRes
+    Kernels' DGEMM: its row, then ``+ npcol`` its column, the same array reused) or ``for (i = 0; i <
+    n; i++) ranks[i] = a + i * c;``: (rank - first) / step, checked for every rank of P = 1..32
+    processes; None otherwise (the rank cannot be told).  The list is the one written last before
+    the group is made, in the same function."""
+    if not array.isidentifier():
+        return None
+    found = _listed_run(array, at)
+    if found is None:
+        return None
+    first, step = found
+    if RANK in step.free_symbols or step == 0:
+        return None
+    position = sp.simplify((RANK - first) / step)
+    if not position.free_symbols <= {P, RANK} or not size.free_symbols <= {P}:
+        return None
+    for procs in range(1, 33):
+        for rank in range(procs):
+            point = {P: procs, RANK: rank}
+            where, count = position.subs(point), size.subs(point)
+            if not (where.is_integer and count.is_number and 0 <= where < count):
+                return None
+    return position
+
+
+def _listed_run(array: str, at) -> tuple[sp.Expr, sp.Expr] | None:
+    """(first, step) of the list of ranks ``array`` holds at the resolver's point: its last
+    assignment in a loop before the point, a recurrence on the element before (seeded by the last
+    ``array[0] = ...`` before the loop) or a line in the loop's variable."""
+    writes = [a for a in at.fdesc.assignments if a.variable.startswith(array + "[") and a.line < at.line]
+    looped = [a for a in writes if a.loop is not None]
+    if not looped:
+        return None
+    last = max(looped, key=lambda a: a.line)
+    loop = at.unit.loops[last.loop]
+    if loop.var is None or last.variable.replace(" ", "") != f"{array}[{loop.var}]" or last.op != "=":
+        return None
+    inside = at.elsewhere(at.unit, at.function, last.loop, last.line)
+    recurrence = re.fullmatch(rf"\s*{array}\s*\[\s*{loop.var}\s*-\s*1\s*\]\s*\+\s*(.+)", last.text)
+    try:
+        if recurrence:
+            seeds = [a for a in writes if a.loop is None and a.variable.replace(" ", "") == f"{array}[0]"
+                     and a.line < loop.line]
+            if not seeds:
+                return None
+            seed = max(seeds, key=lambda a: a.line)
+            first = to_sympy(seed.text, at.elsewhere(at.unit, at.function, None, seed.line))
+            return first, to_sympy(recurrence.group(1), inside)
+        k = loop_symbol(at.unit.key, loop.id, loop.var)
+        value = to_sympy(last.text, inside)
+        outer = at.elsewhere(at.unit, at.function, loop.parent, loop.line)
+        if to_sympy(loop.init, outer) != 0 or not sp.Poly(value, k).degree() == 1:
+            return None
+        return value.subs(k, 0), sp.diff(value, k)
+    except (Unresolved, sp.PolynomialError):
+        return None
 
 
 def _construction(name: str | None, resolver):

@@ -1039,6 +1039,21 @@ def test_a_process_grid_the_program_factors_in_its_own_loops(tmp_path, monkeypat
         assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
 
 
+def test_a_rank_in_a_communicator_of_listed_ranks(tmp_path, monkeypatch):
+    """MPI_Comm_rank of communicators made from lists of ranks (ranks[0], then ranks[i] = ranks[i
+    - 1] + step, one array reused for the row and the column; the PRK DGEMM's): the rank's place is
+    (rank - ranks[0]) / step, rank mod npcol and rank / npcol on the grid, so the loops over the
+    columns and rows before it are symbolic and exact on 4 and 6 processes, grids no training run
+    had (they kept the runs' 0 and 1/2 trips before)."""
+    monkeypatch.chdir(REAL / "procgrid")
+    run = mpi_program(tmp_path, Path("listedranks.c"), Path("-lm"))
+    traces = [run(p, n, f"t{n}.{p}") for n in (31, 61) for p in (1, 2)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert not [f for f in load_model(tmp_path / "m.json").fallbacks if "listedranks.c:4" in f]
+    for procs in (4, 6):
+        assert_exact(tmp_path / "m.json", run(procs, 245, f"big.{procs}"), {"n": 245})
+
+
 def test_statements_in_the_braces_of_omp_master_and_single(tmp_path, monkeypatch):
     """The braces of omp master / single are a block of their own run by one thread of the team,
     and what follows them is a new block run by all: exact at 8x on 2 threads (calls and ops of the
