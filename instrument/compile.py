@@ -74,6 +74,7 @@ def compile_instrumented(
         parsed[index] = parse_file(source, line.compiler, line.flags)
     # one program: a call into another unit of the line is announced wherever its prototype is
     program = frozenset().union(*(p.defined_functions() for p in parsed.values()))
+    getters = frozenset().union(*(p.getters() for p in parsed.values()))
     for index in line.sources:
         source = Path(line.args[index])
         stem = _copy_stem(source, build_dir, line.flags)
@@ -81,7 +82,8 @@ def compile_instrumented(
             stem = f"{stem}_{len(seen)}"
         seen.add(stem)
         result = instrument_file(source, build_dir / f"{stem}.perfeq.c", line.compiler, line.flags, params,
-                                 parsed=parsed[index], program_functions=program)
+                                 parsed=parsed[index], program_functions=program,
+                                 program_getters=getters)
         for warning in result.warnings:
             print(f"perfeq: {warning}", file=sys.stderr)
         units.append(result)

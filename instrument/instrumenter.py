@@ -12,6 +12,7 @@ from pycparser import c_ast
 from perfeq.errors import InstrumentError, UsageError
 from perfeq.files import write_atomic
 from perfeq.instrument import insert
+from perfeq.instrument.collect.calls import input_getters
 from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.preprocess import Preprocessed, parse, preprocess, preprocessor_flags, read_source
@@ -53,12 +54,14 @@ def instrument_file(
     params: dict[str, str] | None = None,
     parsed: Parsed | None = None,
     program_functions: frozenset[str] = frozenset(),
+    program_getters: frozenset[str] = frozenset(),
 ) -> Instrumented:
     """Instrument ``path`` into ``output`` (and its descriptor JSON beside it).
 
     ``params`` maps model symbols to the program's variables or macros (``--param N=n``).
     ``parsed``: the file already read and parsed (:func:`parse_file`); ``program_functions``: the
-    functions the program's other units define (their calls are announced like this unit's own).
+    functions the program's other units define (their calls are announced like this unit's own);
+    ``program_getters``: those of them that return a number they read (:func:`input_getters`).
     Nothing is written when an error is raised; the input file is never modified.
     """
     path = Path(path)
@@ -74,7 +77,7 @@ def instrument_file(
         included = _included_sources(path, source, pre)
         collector = UnitCollector(ast, source, pre.marker_name, pre.user_headers, pre.macros,
                                   pre.function_macros, program_functions,
-                                  {marker: inc.source for marker, inc in included.items()})
+                                  {marker: inc.source for marker, inc in included.items()}, program_getters)
         unit = collector.collect()
     except SourceError as exc:
         raise InstrumentError(str(exc)) from None
@@ -163,6 +166,11 @@ class Parsed:
     encoding: str
     pre: Preprocessed
     ast: c_ast.FileAST
+
+    def getters(self) -> frozenset[str]:
+        """The functions this file defines that return a number they read (:func:`input_getters`)."""
+        return input_getters([ext for ext in self.ast.ext if isinstance(ext, c_ast.FuncDef) and ext.coord is not None
+                              and ext.coord.file == self.pre.marker_name])
 
     def defined_functions(self) -> set[str]:
         """The functions this file itself defines (not its headers')."""

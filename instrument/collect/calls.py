@@ -83,6 +83,8 @@ class CallSites:
                 self.user_call(call, name)
                 if name in self.u.readers:
                     self.read_by_call(node, call, self.u.readers[name])
+                if name in self.u.getters and lvalue and direct_value(node) is call:
+                    self.getter_param(node, call, *lvalue)
                 if name in self.u.inlined:
                     self.inlined_setter(node, call, name)
                 if target and direct_value(node) is call:
@@ -465,6 +467,18 @@ class CallSites:
             if typ is not None and typ.depth == 0 and not typ.struct:
                 self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
+    def getter_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, path: str, text: str) -> None:
+        """``mesh.global_nx = get_int_parameter("nx", file);`` outside loops, the callee returning
+        a number it read (:func:`input_getters`, in this unit or another of the compile line): what
+        it sets is a candidate (source ``input``) recorded after the statement, each call its own,
+        as ``scanf("%d", &mesh.global_nx)`` would be."""
+        if self.loop is not None:
+            return
+        typ = self.scope.lookup(path) if path.isidentifier() else None
+        if typ is not None and (typ.depth != 0 or typ.struct or typ.is_array):
+            return
+        self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+
     def _size_elements(self, args: list[c_ast.Node]) -> list[tuple[str, str]]:
         """The elements at a variable index of integer arrays whose addresses are passed
         (``&nx[lt]``, NPB MG's size of its finest level; FunctionCollector._size_element):
@@ -701,6 +715,40 @@ def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
                 if isinstance(arg, c_ast.ID) and arg.name in pointers:
                     found.setdefault(fd.decl.name, set()).add(pointers[arg.name])
     return found
+
+
+def input_getters(functions: list[c_ast.FuncDef]) -> frozenset[str]:
+    """The program's functions that return a number read from input or converted from a string
+    (``int get_int_parameter(const char *key, const char *file) { ...; sscanf(line, "%d", &value);
+    return value; }``, UoB-HPC arch's; ``return atoi(s);``): every return outside a constant gives
+    such a value, read or converted outside loops, so that ``mesh.nx = get_int_parameter("nx",
+    f)`` is a size read from the input wherever it is called (CallSites.getter_param), whichever
+    key each call reads."""
+    found = set()
+    for fd in functions:
+        returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
+        if not (isinstance(returned, c_ast.TypeDecl) and isinstance(returned.type, c_ast.IdentifierType)) \
+                or returned.type.names == ["void"]:
+            continue
+        read = set()
+        for call in _outside_loops(fd.body):
+            name = callee(call)
+            if name in SCANNERS and name != "fread" and call.args:
+                read |= {a.expr.name for a in call.args.exprs[SCANNERS[name]:]
+                         if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID)}
+        values = []
+        for ret in find(fd.body, c_ast.Return):
+            value = ret.expr
+            while isinstance(value, c_ast.Cast):
+                value = value.expr
+            if value is None or isinstance(value, c_ast.Constant) \
+                    or isinstance(value, c_ast.UnaryOp) and value.op == "-" and isinstance(value.expr, c_ast.Constant):
+                continue  # a default, an error code
+            values.append(isinstance(value, c_ast.ID) and value.name in read
+                          or isinstance(value, c_ast.FuncCall) and callee(value) in ARGV_CONVERTERS[:-1])
+        if values and all(values):
+            found.add(fd.decl.name)
+    return frozenset(found)
 
 
 def _outside_loops(node: c_ast.Node):

@@ -19,7 +19,7 @@ from pycparser import c_ast
 from perfeq.arguments import unreserved
 from perfeq.instrument import descriptors as d
 from perfeq.instrument.collect import summaries
-from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters, input_readers
+from perfeq.instrument.collect.calls import ALLOCATORS, argv_setters, input_getters, input_readers
 from perfeq.instrument.collect.function import FunctionCollector
 from perfeq.instrument.collect.twins import Twin, records_no_values, twin_header
 from perfeq.instrument.collect.walk import command_line_names, element_text, find, generate, walk
@@ -53,7 +53,8 @@ class UnitCollector:
     def __init__(self, ast: c_ast.FileAST, source: SourceText, marker_name: str,
                  user_headers: frozenset[str] = frozenset(), macros: dict[str, Macro] | None = None,
                  function_macros: dict[str, Macro] | None = None,
-                 program_functions: frozenset[str] = frozenset(), included: dict[str, SourceText] | None = None):
+                 program_functions: frozenset[str] = frozenset(), included: dict[str, SourceText] | None = None,
+                 program_getters: frozenset[str] = frozenset()):
         self.ast = ast
         self.build_macros = macros or {}  # the object-like macros of this build (preprocess -dD)
         self.build_function_macros = function_macros or {}  # its function-like ones
@@ -72,6 +73,7 @@ class UnitCollector:
         self.structs: dict[str, dict] = {}  # struct key -> its members' CTypes, by name
         self.globals = Scope()
         self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
+        self.program_getters = program_getters  # functions of other units returning a number they read
         self.functions: set[str] = set()  # every function the unit declares or defines (a library's too)
         self.prototypes: dict[str, c_ast.FuncDecl] = {}  # the declarations of functions, by name
         self.defined: list[c_ast.FuncDef] = []
@@ -172,6 +174,7 @@ class UnitCollector:
         self.command_line = command_line_names(self.defined)
         self.setters = argv_setters(self.defined, self.user_functions, self.command_line)
         self.readers = input_readers(self.defined)
+        self.getters = input_getters(self.defined) | self.program_getters
         mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,

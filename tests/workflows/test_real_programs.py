@@ -782,6 +782,22 @@ def test_straight_line_functions_of_another_file(tmp_path):
     assert_exact(tmp_path / "m.json", trace(split, tmp_path / "big.trace", 160), {"n": 160})
 
 
+def test_sizes_from_a_getter_of_another_file_called_for_several_options(tmp_path, capsys):
+    """``mesh.global_nx = get_int_parameter(...)`` and ``mesh.niters = get_int_parameter(...)``,
+    the getter (sscanf into a local it returns) in another file of the compile line: what each
+    call sets is a candidate recorded after it, so the model names mesh.global_nx, mesh.niters
+    and inners (the same 3 in every run, but read like the others), has no fallback and is exact at 8x (no parameter at all before: -96.9 %)."""
+    getter = REAL / "getter"
+    instrumented, plain = build(getter / "main.c", tmp_path, f"-I{getter}", str(getter / "params.c"))
+    same_output(instrumented, plain, 20, 3)
+    traces = [trace(instrumented, tmp_path / f"{n}.{k}.trace", n, k) for n in (20, 40) for k in (2, 3)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    model = load_model(tmp_path / "m.json")
+    assert {"mesh_global_nx", "mesh_niters"} <= set(model.parameters) and not model.fallbacks
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 160, 4),
+                 {"mesh_global_nx": 160, "mesh_niters": 4, "inners": 3})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
