@@ -505,31 +505,42 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         an element's, walk.element_path); and every ``n++``/``--n`` in
         the statement, an update that makes ``n`` no constant (``npart++`` under an if); and ``*p = ...``
         of a pointer parameter ``p`` as ``*p``, the value a caller's ``&n`` argument gets (NPB MG's
-        ``setup(&n1, ..., lt)``)."""
+        ``setup(&n1, ..., lt)``).  A chain ``i1 = i2 = 1;`` sets each to the last value."""
         self._record_increments(node)
-        path = None
-        if isinstance(node, c_ast.Assignment):
-            path = lvalue_path(node.lvalue) or self._size_element(node.lvalue)
+        self._record_value(node)
+
+    def _record_value(self, node: c_ast.Node) -> str | None:
+        """Record the assignment ``node``, the inner ones of a chain first; the text of its value
+        (None where it is not found in the source)."""
+        if not isinstance(node, c_ast.Assignment):
+            return None
+        if node.op == "=" and isinstance(node.rvalue, c_ast.Assignment) and node.rvalue.op == "=":
+            text = self._record_value(node.rvalue)
+        else:
+            start = self.u.tok(node)
+            try:
+                op = self.src.scan_to(start, (node.op,)) if start is not None else None
+                end = self.src.scan_to(op + 1, (";", ",", ")")) if op is not None else None
+            except SourceError:
+                end = None
+            text = self.src.text_of(op + 1, end - 1) if end is not None else None
+        path = lvalue_path(node.lvalue) or self._size_element(node.lvalue)
         if path is not None and isinstance(node.lvalue, c_ast.UnaryOp):
             target = node.lvalue
             if not (target.op == "*" and isinstance(target.expr, c_ast.ID) and target.expr.name in self.params):
-                return
+                return text
             path = "*" + target.expr.name
-        if path is None:
-            return
-        start = self.u.tok(node)
-        if start is None:
-            return
-        try:
-            op = self.src.scan_to(start, (node.op,))
-            end = self.src.scan_to(op + 1, (";", ",", ")"))
-        except SourceError:
-            return
-        text = self.src.text_of(op + 1, end - 1)
+        if path is None or text is None:
+            return text
+        value = node.rvalue
+        while isinstance(value, c_ast.Assignment):
+            value = value.rvalue
+        recorded = text
         if node.op == "=" and isinstance(node.lvalue, c_ast.ID):
-            text = self.converted(self.scope.lookup(node.lvalue.name) or INT, node.rvalue, text)
-        self.assignments.append(d.Assignment(variable=path, op=node.op, text=text, line=node.coord.line,
+            recorded = self.converted(self.scope.lookup(node.lvalue.name) or INT, value, text)
+        self.assignments.append(d.Assignment(variable=path, op=node.op, text=recorded, line=node.coord.line,
                                              block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
+        return text
 
     def _record_increments(self, node: c_ast.Node) -> None:
         for inc in expression_nodes(node):

@@ -1108,6 +1108,13 @@ def test_tile_loops_bounded_by_min_are_summed_exactly(tmp_path, capsys):
     assert_symbolic_and_exact(REAL / "tiled.c", tmp_path, capsys, (20, 37), (299, 300))
 
 
+def test_chained_assignments_give_every_variable_the_value(tmp_path, capsys):
+    """``dims[0] = dims[1] = dims[2] = n;`` and ``i1 = i2 = 1;`` in both branches of an if: each
+    variable is the last value (the first of a chain was 'unsupported construct Assignment', three
+    fallbacks); no fallback, exact at 8x."""
+    assert_symbolic_and_exact(REAL / "chainassign.c", tmp_path, capsys, (20, 40), (300,))
+
+
 def test_loops_with_a_chained_initialisation_are_counted(tmp_path, capsys):
     """``for (i2 = i = 1; i <= n; i++, i2 += 2)``: i's first value is the chain's last right-hand
     side; every loop of chained.c symbolic (three were fitted) and exact at 8x."""
