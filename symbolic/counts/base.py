@@ -215,7 +215,7 @@ class CountBase:
         for n in self.fit_symbols:
             log = sp.log(n, 2)
             forms += [n, sp.floor(n / P), n / P, n**2, n**2 / P, log, n * log, n * log / P, sp.sqrt(n),
-                      n / log, n / (P * log)]
+                      n / log, n / (P * log), n**3, n**3 / P]  # (a cube of side n: AMGmk's nx * ny * nz rows)
             if self.procs_differ:  # each rank sorts its n / P keys (qsort's comparator calls)
                 forms.append(n / P * sp.log(n / P, 2))
             if self.procs_vary:  # a master and P - 1 workers (LLNL's mpi_mm: rows = n / (P - 1) each)

@@ -1108,6 +1108,17 @@ def test_tile_loops_bounded_by_min_are_summed_exactly(tmp_path, capsys):
     assert_symbolic_and_exact(REAL / "tiled.c", tmp_path, capsys, (20, 37), (299, 300))
 
 
+def test_a_count_that_is_a_cube_of_the_size_is_fitted_as_one(tmp_path):
+    """A matrix's rows n^3 read back through the matrix (AMGmk): fitted from runs at n = 10, 13 and
+    16 as n**3 (a + b n^2 before, 4.5 % off its own runs and -43 % at n = 32); exact at n = 32."""
+    instrumented, plain = build(REAL / "cuberows.c", tmp_path)
+    same_output(instrumented, plain, 10)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (10, 13, 16)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert any("= n**3 (fitted on 3 runs, worst error 0.0%)" in f for f in load_model(tmp_path / "m.json").fallbacks)
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 32), {"n": 32})
+
+
 def test_chained_assignments_give_every_variable_the_value(tmp_path, capsys):
     """``dims[0] = dims[1] = dims[2] = n;`` and ``i1 = i2 = 1;`` in both branches of an if: each
     variable is the last value (the first of a chain was 'unsupported construct Assignment', three
