@@ -229,6 +229,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.share_hook_variables(fd.body)
         self._function_scope = self.scope
         self.items(fd.body.block_items or [], depth=1)
+        self.main_returns(fd, brace)
         for block in self.blocks:
             self.u.unit.blocks.append(d.BlockDescriptor(
                 id=block.id, function=self.index, slot=block.slot, line=block.line, kind=block.kind,
@@ -238,6 +239,19 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.u.unit.functions.append(self.descriptor(nslots=self.nslots, nvalues=self.nvalues,
                                                      entry_block=first_block, assignments=self.assignments,
                                                      inlined_ops=None))
+
+    def main_returns(self, fd: c_ast.FuncDef, brace: int) -> None:
+        """``return 0;`` before the closing brace of an ``int main`` whose last statement is no
+        return: what C99 gives falling off main.  Compiled as C90 (``-ansi``: ORNL minisweep), the
+        status is then whatever the return register held, the last call's (MPI_Finalize's 0 in the
+        plain build, a hook's in the instrumented one: it exited 32)."""
+        returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
+        items = fd.body.block_items or []
+        if self.name != "main" or not isinstance(returned, c_ast.TypeDecl) \
+                or getattr(returned.type, "names", None) not in (["int"], ["signed", "int"]) \
+                or items and isinstance(items[-1], c_ast.Return):
+            return
+        self.u.insert(self.src.tokens[self.src.match_bracket(brace)].start, "return 0; ")
 
     def descriptor(self, **counts) -> d.FunctionDescriptor:
         """The function's descriptor with ``counts`` (slots, blocks, assignments, inlined operations)."""

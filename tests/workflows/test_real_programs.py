@@ -1119,6 +1119,16 @@ def test_a_count_that_is_a_cube_of_the_size_is_fitted_as_one(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 32), {"n": 32})
 
 
+def test_a_c90_main_without_a_return_exits_as_the_plain_build(tmp_path):
+    """``int main`` falling off its end, compiled with -ansi (C90 gives no implicit 0): the plain
+    build exits with what MPI_Finalize left, 0; the instrumented one exited 32 (a hook's value)
+    before perfeq ended such a main with ``return 0;``, C99's."""
+    instrumented, plain = build(REAL / "noreturn.c", tmp_path, "-ansi")
+    runs = [subprocess.run([str(binary)], capture_output=True, text=True, check=False) for binary in (plain, instrumented)]
+    assert runs[0].returncode == 0 and runs[1].returncode == 0
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.strip()
+
+
 def test_chained_assignments_give_every_variable_the_value(tmp_path, capsys):
     """``dims[0] = dims[1] = dims[2] = n;`` and ``i1 = i2 = 1;`` in both branches of an if: each
     variable is the last value (the first of a chain was 'unsupported construct Assignment', three
