@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfeq.errors import BuildError, UsageError
+from perfeq.instrument.collect.calls import input_getters
 from perfeq.instrument.instrumenter import Instrumented, instrument_file, parse_file
 from perfeq.instrument.preprocess import preprocessor_flags
 from perfeq.runtime.build import RUNTIME_DIR, build_runtime
@@ -74,7 +75,7 @@ def compile_instrumented(
         parsed[index] = parse_file(source, line.compiler, line.flags)
     # one program: a call into another unit of the line is announced wherever its prototype is
     program = frozenset().union(*(p.defined_functions() for p in parsed.values()))
-    getters = frozenset().union(*(p.getters() for p in parsed.values()))
+    getters = input_getters([fd for p in parsed.values() for fd in p.function_definitions()])
     for index in line.sources:
         source = Path(line.args[index])
         stem = _copy_stem(source, build_dir, line.flags)

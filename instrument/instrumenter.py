@@ -12,7 +12,6 @@ from pycparser import c_ast
 from perfeq.errors import InstrumentError, UsageError
 from perfeq.files import write_atomic
 from perfeq.instrument import insert
-from perfeq.instrument.collect.calls import input_getters
 from perfeq.instrument.collect.unit import UnitCollector
 from perfeq.instrument.descriptors import UnitDescriptors
 from perfeq.instrument.preprocess import Preprocessed, parse, preprocess, preprocessor_flags, read_source
@@ -167,10 +166,10 @@ class Parsed:
     pre: Preprocessed
     ast: c_ast.FileAST
 
-    def getters(self) -> frozenset[str]:
-        """The functions this file defines that return a number they read (:func:`input_getters`)."""
-        return input_getters([ext for ext in self.ast.ext if isinstance(ext, c_ast.FuncDef) and ext.coord is not None
-                              and ext.coord.file == self.pre.marker_name])
+    def function_definitions(self) -> list[c_ast.FuncDef]:
+        """The functions this file itself defines (not its headers'), as parsed."""
+        return [ext for ext in self.ast.ext if isinstance(ext, c_ast.FuncDef) and ext.coord is not None
+                and ext.coord.file == self.pre.marker_name]
 
     def defined_functions(self) -> set[str]:
         """The functions this file itself defines (not its headers')."""

@@ -717,38 +717,64 @@ def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
     return found
 
 
-def input_getters(functions: list[c_ast.FuncDef]) -> frozenset[str]:
+def input_getters(functions: list[c_ast.FuncDef], known: frozenset[str] = frozenset()) -> frozenset[str]:
     """The program's functions that return a number read from input or converted from a string
     (``int get_int_parameter(const char *key, const char *file) { ...; sscanf(line, "%d", &value);
-    return value; }``, UoB-HPC arch's; ``return atoi(s);``): every return outside a constant gives
-    such a value, read or converted outside loops, so that ``mesh.nx = get_int_parameter("nx",
-    f)`` is a size read from the input wherever it is called (CallSites.getter_param), whichever
-    key each call reads."""
-    found = set()
-    for fd in functions:
-        returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
-        if not (isinstance(returned, c_ast.TypeDecl) and isinstance(returned.type, c_ast.IdentifierType)) \
-                or returned.type.names == ["void"]:
-            continue
-        read = set()
-        for call in _outside_loops(fd.body):
-            name = callee(call)
-            if name in SCANNERS and name != "fread" and call.args:
-                read |= {a.expr.name for a in call.args.exprs[SCANNERS[name]:]
-                         if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID)}
-        values = []
-        for ret in find(fd.body, c_ast.Return):
-            value = ret.expr
-            while isinstance(value, c_ast.Cast):
-                value = value.expr
-            if value is None or isinstance(value, c_ast.Constant) \
-                    or isinstance(value, c_ast.UnaryOp) and value.op == "-" and isinstance(value.expr, c_ast.Constant):
-                continue  # a default, an error code
-            values.append(isinstance(value, c_ast.ID) and value.name in read
-                          or isinstance(value, c_ast.FuncCall) and callee(value) in ARGV_CONVERTERS[:-1])
-        if values and all(values):
-            found.add(fd.decl.name)
-    return frozenset(found)
+    return value; }``, UoB-HPC arch's; ``result = atoi(argv[i]);`` in the loop that finds the key,
+    ``return exists(key) ? consume_int(key) : default_value;``, ORNL minisweep's), so that ``mesh.nx
+    = get_int_parameter("nx", f)`` is a size read from the input wherever it is called
+    (CallSites.getter_param), whichever key each call reads.  Each return gives such a number, a
+    call of another getter (``known``: those of the program's other units), a constant or a
+    parameter (a default), and one at least a number read."""
+    found = set(known)
+    changed = True
+    while changed:
+        changed = False
+        for fd in functions:
+            if fd.decl.name not in found and _returns_read(fd, found):
+                found.add(fd.decl.name)
+                changed = True
+    return frozenset(found - known)
+
+
+def _returns_read(fd: c_ast.FuncDef, getters: set[str]) -> bool:
+    """Whether ``fd`` returns an arithmetic value that is read (see :func:`input_getters`)."""
+    returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
+    if not (isinstance(returned, c_ast.TypeDecl) and isinstance(returned.type, c_ast.IdentifierType)) \
+            or returned.type.names == ["void"]:
+        return False
+    formals = {name for name, _ in formal_parameters(fd)}
+    read = set()
+    for call in find(fd.body, c_ast.FuncCall):
+        name = callee(call)
+        if name in SCANNERS and name != "fread" and call.args:
+            read |= {a.expr.name for a in call.args.exprs[SCANNERS[name]:]
+                     if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID)}
+    read |= {a.lvalue.name for a in find(fd.body, c_ast.Assignment)
+             if a.op == "=" and isinstance(a.lvalue, c_ast.ID) and _is_read(a.rvalue, set(), getters)}
+
+    def kind(value: c_ast.Node | None) -> str | None:
+        while isinstance(value, c_ast.Cast):
+            value = value.expr
+        if value is None or isinstance(value, c_ast.Constant) or isinstance(value, c_ast.UnaryOp) \
+                and value.op == "-" and isinstance(value.expr, c_ast.Constant) \
+                or isinstance(value, c_ast.ID) and value.name in formals - read:
+            return "default"
+        if isinstance(value, c_ast.TernaryOp):
+            kinds = {kind(value.iftrue), kind(value.iffalse)}
+            return None if None in kinds else "read" if "read" in kinds else "default"
+        return "read" if _is_read(value, read, getters) else None
+
+    kinds = [kind(ret.expr) for ret in find(fd.body, c_ast.Return)]
+    return bool(kinds) and None not in kinds and "read" in kinds
+
+
+def _is_read(value: c_ast.Node, read: set[str], getters: set[str]) -> bool:
+    """A variable read into, or a call converting a string or of a getter."""
+    while isinstance(value, c_ast.Cast):
+        value = value.expr
+    return isinstance(value, c_ast.ID) and value.name in read or isinstance(value, c_ast.FuncCall) \
+        and (callee(value) in ARGV_CONVERTERS[:-1] or callee(value) in getters)
 
 
 def _outside_loops(node: c_ast.Node):

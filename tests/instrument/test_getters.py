@@ -1,0 +1,38 @@
+"""Which functions return a number they read (instrument/collect/calls.py input_getters): what a
+call of one assigns is a size candidate wherever it is called (tests/c/real/getter for the whole path)."""
+
+from __future__ import annotations
+
+from pycparser import c_ast, c_parser
+
+from perfeq.instrument.collect.calls import input_getters
+
+FUNCTIONS = """
+typedef struct { int argc; char **argv; } Arguments;
+int strcmp(const char *, const char *);
+int atoi(const char *);
+int sscanf(const char *, const char *, ...);
+int get_int_parameter(const char *line) { int value; if (!line) return -1; sscanf(line, "%d", &value); return value; }
+int consume(Arguments *a, const char *key) {
+    int i, result = 0;
+    for (i = 0; i < a->argc; ++i)
+        if (strcmp(a->argv[i], key) == 0) result = atoi(a->argv[i + 1]);
+    return result;
+}
+int exists(Arguments *a, const char *key) { return a->argc > 1; }
+int consume_or_default(Arguments *a, const char *key, int def) { return exists(a, key) ? consume(a, key) : def; }
+long converted(const char *s) { return (long)atoi(s); }
+int identity(int n) { return n; }
+int twice(const char *s) { int v; sscanf(s, "%d", &v); return 2 * v; }
+int constant(void) { return 4; }
+void reads(const char *s, int *n) { sscanf(s, "%d", n); }
+"""
+
+
+def test_getters_return_what_they_read_directly_through_another_getter_or_a_default() -> None:
+    ast = c_parser.CParser().parse(FUNCTIONS)
+    functions = [ext for ext in ast.ext if isinstance(ext, c_ast.FuncDef)]
+    assert input_getters(functions) == {"get_int_parameter", "consume", "consume_or_default", "converted"}
+    # a getter of another unit makes its callers here getters too
+    caller = [f for f in functions if f.decl.name == "consume_or_default"]
+    assert input_getters(caller, frozenset({"consume"})) == {"consume_or_default"}
