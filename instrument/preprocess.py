@@ -26,8 +26,8 @@ NEUTRAL_DEFINES = (
     "__restrict__=",
     "__inline=inline",
     "__inline__=inline",
-    "__asm__(x)=",
-    "__asm(x)=",
+    "__asm__(...)=",  # asm("..." : "=a" (r), "=b" (b) : ...) has commas
+    "__asm(...)=",
     "__volatile__=volatile",
     "__const=const",
     "__signed__=signed",
@@ -281,7 +281,7 @@ def parse(pre: Preprocessed, source_lines: list[str], display: str) -> c_ast.Fil
     # (pycparser's private parts: where they are not, as in another major version, its own parser)
     parser = _Parser() if hasattr(c_parser.CParser, "_parse_function_definition") else c_parser.CParser()
     try:
-        return parser.parse(_known_escapes(pre.text), filename=pre.marker_name)
+        return parser.parse(_real_constants(_without_asm(_known_escapes(pre.text))), filename=pre.marker_name)
     except c_parser.ParseError as exc:
         message = _located(str(exc), parser)
         where = re.match(r"(.*?):(\d+):(\d+): (.*)", message) or re.match(r"(.*?):(\d+): (.*)", message)
@@ -316,6 +316,57 @@ def _known_escapes(text: str) -> str:
         return fixed + " " * (len(text) - len(fixed))
 
     return _LITERAL.sub(literal, text) if "\\" in text else text
+
+
+# an asm statement with qualifiers, which the -D of __asm__ does not reach (__asm__ __volatile__ (...):
+# x86 intrinsics headers, pconfigintrin.h of GCC 12, included by immintrin.h)
+_ASM = re.compile(r"\b(?:__asm__|__asm|asm)(?:\s|\n#[^\n]*)+(?:(?:volatile|__volatile__|__volatile|goto|inline)"
+                  r"(?:\s|\n#[^\n]*)*)+\(")
+# an imaginary constant (complex.h's I is GCC's 1.0iF)
+_IMAGINARY = re.compile(r"(?<![\w.])((?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)([fFlL]?[iIjJ]|[iIjJ][fFlL]?)(?![\w.])")
+
+
+def _without_asm(text: str) -> str:
+    """The text with each qualified asm statement written ``0`` (a statement ``0;``), its other
+    characters spaces, its newlines and line markers kept, so that lines and columns stay the
+    preprocessed text's."""
+    if "asm" not in text:
+        return text
+    pieces, last = [], 0
+    for match in _ASM.finditer(text):
+        if match.start() < last:
+            continue
+        end = _closing(text, match.end() - 1)
+        if end is None:
+            continue
+        lines = text[match.start() + 1:end + 1].split("\n")  # line markers kept
+        blank = [line if n and line.startswith("#") else " " * len(line) for n, line in enumerate(lines)]
+        pieces += [text[last:match.start()], "0" + "\n".join(blank)]
+        last = end + 1
+    return "".join(pieces) + text[last:] if pieces else text
+
+
+def _closing(text: str, start: int) -> int | None:
+    """The index of the parenthesis that closes the one at ``start``, string literals skipped."""
+    depth, i = 0, start
+    while i < len(text):
+        char = text[i]
+        if char in "\"'":
+            literal = _LITERAL.match(text, i)
+            i = literal.end() if literal else i + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return i
+        i += 1
+    return None
+
+
+def _real_constants(text: str) -> str:
+    """The text with imaginary constants (``1.0iF``) written as their real value, the suffix spaces."""
+    if not _IMAGINARY.search(text):
+        return text
+    return _IMAGINARY.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
 
 
 def _located(message: str, parser: c_parser.CParser) -> str:

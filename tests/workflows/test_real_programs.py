@@ -1129,6 +1129,13 @@ def test_a_c90_main_without_a_return_exits_as_the_plain_build(tmp_path):
     assert runs[0].stdout == runs[1].stdout and runs[0].stdout.strip()
 
 
+def test_intrinsics_headers_asm_statements_and_imaginary_constants_parse(tmp_path, capsys):
+    """<immintrin.h> (GCC 12's pconfigintrin.h: ``__asm__ __volatile__ (... : ..., ...)``), the
+    program's own qualified asm statements and complex.h's I (``1.0iF``): instrumented builds print
+    what the plain ones print (none was built before), and the model is exact at 8x."""
+    assert_symbolic_and_exact(REAL / "intrinsics.c", tmp_path, capsys, (20, 40), (320,))
+
+
 def test_chained_assignments_give_every_variable_the_value(tmp_path, capsys):
     """``dims[0] = dims[1] = dims[2] = n;`` and ``i1 = i2 = 1;`` in both branches of an if: each
     variable is the last value (the first of a chain was 'unsupported construct Assignment', three
