@@ -21,6 +21,8 @@ OMP_LOOP = re.compile(r"^\s*omp\s+(parallel\s+)?(for|do|simd|distribute|taskloop
 OMP_SIMD = re.compile(r"^\s*omp\s+simd\b")
 OMP_PARALLEL = re.compile(r"^\s*omp\s+(target\s+teams\s+)?parallel\b")
 OMP_COLLAPSE = re.compile(r"collapse\s*\(\s*(\d+)\s*\)")
+# a construct whose statement may run on a device (not the data directives, which run on the host)
+OMP_TARGET = re.compile(r"^\s*omp\s+target\b(?!\s+(enter|exit|update|data)\b)")
 # default(none): every variable the construct uses must be listed, the hooks' too
 OMP_DEFAULT_NONE = re.compile(r"\bdefault\s*\(\s*none\s*\)")
 # a sections construct's block may hold nothing but its sections: no code between them
@@ -41,7 +43,12 @@ class Regions:
 
     def openmp_statement(self, node: c_ast.Node, depth: int, pragmas: list[c_ast.Pragma]) -> bool:
         """A statement under ``omp parallel`` (not combined with a loop: it runs on every thread) or
-        ``omp sections``, walked as such; False for any other statement."""
+        ``omp sections``, walked as such; a statement under ``omp target`` left as written; False
+        for any other statement."""
+        target = next((p for p in pragmas if OMP_TARGET.match(p.string)), None)
+        if target is not None:
+            self.target_statement(node, target)
+            return True
         parallel = [p for p in pragmas if OMP_PARALLEL.match(p.string) and not OMP_LOOP.match(p.string)]
         if parallel:
             self._ensure_block()
@@ -61,6 +68,16 @@ class Regions:
                 self.end_block(self.src.tokens[end].end, node.coord.line, before)
                 return True
         return False
+
+    def target_statement(self, node: c_ast.Node, pragma: c_ast.Pragma) -> None:
+        """The statement of ``#pragma omp target ...`` (offloaded: hooks there would use the host's
+        thread-local state on the device, which compilers refuse, GCC's 'threadprivate variable used
+        in target region', or write host memory from it): not instrumented, its operations counted
+        once per execution of the construct in the current block, with a warning."""
+        self._ensure_block()
+        self.add_ops(self.counter().count(node), node)
+        self.u.warn(pragma.coord.line, None, "an offloaded region (omp target) is not instrumented: its operations "
+                    "are counted once per execution of the construct, not per iteration")
 
     def region_statement(self, node: c_ast.Node, depth: int, pragma: c_ast.Pragma,
                          inner: list[c_ast.Pragma]) -> int | None:

@@ -1136,6 +1136,19 @@ def test_intrinsics_headers_asm_statements_and_imaginary_constants_parse(tmp_pat
     assert_symbolic_and_exact(REAL / "intrinsics.c", tmp_path, capsys, (20, 40), (320,))
 
 
+def test_offloaded_openmp_regions_are_left_as_written(tmp_path, capsys):
+    """``omp target`` statements (with ``omp loop``, as ``target teams distribute parallel for``) are
+    not instrumented and are named; data directives and the host code around them are: the
+    instrumented build prints what the plain one prints (it did not compile), and the model of the
+    host's loops is exact at 8x."""
+    instrumented, plain = build(REAL / "omptarget.c", tmp_path, "-fopenmp")
+    assert capsys.readouterr().err.count("an offloaded region (omp target) is not instrumented") == 2
+    same_output(instrumented, plain, 40)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (20, 40)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 320), {"n": 320})
+
+
 def test_chained_assignments_give_every_variable_the_value(tmp_path, capsys):
     """``dims[0] = dims[1] = dims[2] = n;`` and ``i1 = i2 = 1;`` in both branches of an if: each
     variable is the last value (the first of a chain was 'unsupported construct Assignment', three
