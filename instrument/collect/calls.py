@@ -83,8 +83,10 @@ class CallSites:
                 self.user_call(call, name)
                 if name in self.u.readers:
                     self.read_by_call(node, call, self.u.readers[name])
-                if name in self.u.getters and lvalue and direct_value(node) is call:
-                    self.getter_param(node, call, *lvalue)
+                if name in self.u.getters:
+                    assigned = lvalue if direct_value(node) is call else _assigned(node, call, None)
+                    if assigned:
+                        self.getter_param(node, call, *assigned)
                 if name in self.u.inlined:
                     self.inlined_setter(node, call, name)
                 if target and direct_value(node) is call:
@@ -471,8 +473,11 @@ class CallSites:
         """``mesh.global_nx = get_int_parameter("nx", file);`` outside loops, the callee returning
         a number it read (:func:`input_getters`, in this unit or another of the compile line): what
         it sets is a candidate (source ``input``) recorded after the statement, each call its own,
-        as ``scanf("%d", &mesh.global_nx)`` would be."""
-        if self.loop is not None:
+        as ``scanf("%d", &mesh.global_nx)`` would be; in a loop only when the call is given the
+        command line (miniBUDE's ``if (++i >= argc || (nposes = parseInt(argv[i])) < 0)`` in its loop
+        over the arguments), as ``atoi(argv[i])`` is."""
+        args = call.args.exprs if call.args else []
+        if self.loop is not None and not any(mentions_argv(a, self.u.command_line) for a in args):
             return
         typ = self.scope.lookup(path) if path.isidentifier() else None
         if typ is not None and (typ.depth != 0 or typ.struct or typ.is_array):
@@ -752,6 +757,8 @@ def _returns_read(fd: c_ast.FuncDef, getters: set[str]) -> bool:
                      if isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID)}
     read |= {a.lvalue.name for a in find(fd.body, c_ast.Assignment)
              if a.op == "=" and isinstance(a.lvalue, c_ast.ID) and _is_read(a.rvalue, set(), getters)}
+    read |= {d.name for d in find(fd.body, c_ast.Decl) if d.name and d.init is not None
+             and _is_read(d.init, set(), getters)}  # int value = strtoul(str, &next, 10);
 
     def kind(value: c_ast.Node | None) -> str | None:
         while isinstance(value, c_ast.Cast):

@@ -11,6 +11,7 @@ FUNCTIONS = """
 typedef struct { int argc; char **argv; } Arguments;
 int strcmp(const char *, const char *);
 int atoi(const char *);
+unsigned long strtoul(const char *, char **, int);
 int sscanf(const char *, const char *, ...);
 int get_int_parameter(const char *line) { int value; if (!line) return -1; sscanf(line, "%d", &value); return value; }
 int consume(Arguments *a, const char *key) {
@@ -22,6 +23,7 @@ int consume(Arguments *a, const char *key) {
 int exists(Arguments *a, const char *key) { return a->argc > 1; }
 int consume_or_default(Arguments *a, const char *key, int def) { return exists(a, key) ? consume(a, key) : def; }
 long converted(const char *s) { return (long)atoi(s); }
+int parse_int(const char *s) { char *next; int value = strtoul(s, &next, 10); return *next ? -1 : value; }
 int identity(int n) { return n; }
 int twice(const char *s) { int v; sscanf(s, "%d", &v); return 2 * v; }
 int constant(void) { return 4; }
@@ -32,7 +34,8 @@ void reads(const char *s, int *n) { sscanf(s, "%d", n); }
 def test_getters_return_what_they_read_directly_through_another_getter_or_a_default() -> None:
     ast = c_parser.CParser().parse(FUNCTIONS)
     functions = [ext for ext in ast.ext if isinstance(ext, c_ast.FuncDef)]
-    assert input_getters(functions) == {"get_int_parameter", "consume", "consume_or_default", "converted"}
+    assert input_getters(functions) == {"get_int_parameter", "consume", "consume_or_default", "converted",
+                                       "parse_int"}
     # a getter of another unit makes its callers here getters too
     caller = [f for f in functions if f.decl.name == "consume_or_default"]
     assert input_getters(caller, frozenset({"consume"})) == {"consume_or_default"}

@@ -798,6 +798,19 @@ def test_sizes_from_a_getter_of_another_file_called_for_several_options(tmp_path
                  {"mesh_global_nx": 160, "mesh_niters": 4, "inners": 3})
 
 
+def test_a_getter_in_the_loop_over_the_command_line(tmp_path):
+    """``(nposes = parse_int(argv[i])) < 0`` in the loop over the arguments, parse_int a getter
+    (``int value = strtoul(...); return strlen(next) ? -1 : value;``): nposes is a parameter and the
+    model is exact at 8x (no parameter before: -93.75 % on miniBUDE)."""
+    instrumented, plain = build(REAL / "getter" / "argloop.c", tmp_path)
+    same_output(instrumented, plain, "-n", 40)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", "-n", n) for n in (40, 80)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert "nposes" in load_model(tmp_path / "m.json").parameters
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", "-n", 640),
+                 {"nposes": 640, "params_iterations": 2})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
