@@ -68,7 +68,8 @@ def communicator(text: str, resolver, depth: int = 0) -> tuple[sp.Expr, sp.Expr 
     if kind == "MPI_Comm_create" and len(args) == 3:
         return communicator(args[1], at, depth + 1)
     if kind == "MPI_Group_incl" and len(args) == 4:
-        return value(1), _listed_position(args[2], value(1), at)
+        size = value(1)
+        return size, _listed_position(args[2], size, at)
     if kind == "MPI_Group_excl" and len(args) == 4:
         return communicator(args[0], at, depth + 1)[0] - value(1), None
     if kind == "MPI_Cart_create" and len(args) == 6:  # the ranks in their order (reorder is not done)

@@ -28,6 +28,7 @@ from perfeq.instrument.collect.walk import (
     lvalue_path,
     mentions_argv,
     names,
+    return_type_names,
     ternaries,
     walk,
     writable_arguments,
@@ -517,8 +518,10 @@ class CallSites:
         candidates like ``factor(P, &px, &py)``'s, recorded after the loop (source ``procgrid``; the
         model takes each as grid_lo(P) or grid_hi(P) where the runs show it is one, and forgets the
         others: the loop's counter of an upward search, a flag)."""
+        if self.loop is not None or self.parallel:
+            return
         sizes = {p.variable for p in self.u.unit.params if p.source == "mpi_size" and p.function == self.index}
-        if self.loop is not None or self.parallel or not sizes:
+        if not sizes:
             return
         assigned = _assigned_plain(loop)
         tested = {n.right.name for n in find(loop, c_ast.BinaryOp)
@@ -744,9 +747,7 @@ def input_getters(functions: list[c_ast.FuncDef], known: frozenset[str] = frozen
 
 def _returns_read(fd: c_ast.FuncDef, getters: set[str]) -> bool:
     """Whether ``fd`` returns an arithmetic value that is read (see :func:`input_getters`)."""
-    returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
-    if not (isinstance(returned, c_ast.TypeDecl) and isinstance(returned.type, c_ast.IdentifierType)) \
-            or returned.type.names == ["void"]:
+    if return_type_names(fd) in (None, ["void"]):
         return False
     formals = {name for name, _ in formal_parameters(fd)}
     read = set()

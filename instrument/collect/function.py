@@ -31,6 +31,7 @@ from perfeq.instrument.collect.walk import (
     generate,
     lvalue_path,
     references,
+    return_type_names,
 )
 from perfeq.instrument.opcount import INT, ZERO, CType, OpCount, OpCounter, Scope, type_of_decl
 from perfeq.instrument.source import SourceError
@@ -245,10 +246,8 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         return: what C99 gives falling off main.  Compiled as C90 (``-ansi``: ORNL minisweep), the
         status is then whatever the return register held, the last call's (MPI_Finalize's 0 in the
         plain build, a hook's in the instrumented one: it exited 32)."""
-        returned = fd.decl.type.type if isinstance(fd.decl.type, c_ast.FuncDecl) else None
         items = fd.body.block_items or []
-        if self.name != "main" or not isinstance(returned, c_ast.TypeDecl) \
-                or getattr(returned.type, "names", None) not in (["int"], ["signed", "int"]) \
+        if self.name != "main" or return_type_names(fd) not in (["int"], ["signed", "int"]) \
                 or items and isinstance(items[-1], c_ast.Return):
             return
         self.u.insert(self.src.tokens[self.src.match_bracket(brace)].start, "return 0; ")

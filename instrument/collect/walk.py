@@ -221,6 +221,15 @@ def element_text(node: c_ast.Node) -> str | None:
     return generate(node) or None
 
 
+def return_type_names(funcdef: c_ast.FuncDef) -> list[str] | None:
+    """The type names a function returns (``["int"]``, ``["unsigned", "long"]``, ``["void"]``);
+    None for a pointer, a struct or anything else."""
+    returned = funcdef.decl.type.type if isinstance(funcdef.decl.type, c_ast.FuncDecl) else None
+    if isinstance(returned, c_ast.TypeDecl) and isinstance(returned.type, c_ast.IdentifierType):
+        return returned.type.names
+    return None
+
+
 def formal_parameters(funcdef: c_ast.FuncDef) -> list[tuple[str, c_ast.Node]]:
     """The named parameters of a definition with their declared types, in order; an old-style
     definition's (``f(x, n) double *x; {``) from its declaration list, an undeclared one an int."""
