@@ -208,11 +208,27 @@ _NUMPY = [{"logical_and": _Broadcasting(np.logical_and), "logical_or": _Broadcas
 
 
 def lambdify_numpy(arguments, expr):
-    """``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays; a
+    """Cached :func:`_lambdify_numpy` (a fit evaluates the same expression at every rank of every
+    run, and lambdify writes and compiles a function each time).
+
+    ``sp.lambdify(arguments, expr)`` for numpy, whose conditions broadcast scalars and arrays; a
     complex infinity (``zoo``, which the printers cannot write) evaluates to nan, so that a branch
     of a Piecewise that holds one evaluates where it is not taken.  The arguments are renamed in the
     generated code (dummify): a size named like a numpy function it calls (a program's ``mod``,
     printed Mod being ``mod(...)``) shadowed it, and every rooted collective fell back to measured."""
+    arguments = tuple(arguments)
+    try:
+        return _lambdify_cached(arguments, expr)
+    except TypeError:  # an unhashable expression (a list of them)
+        return _lambdify_numpy(arguments, expr)
+
+
+@lru_cache(maxsize=4096)
+def _lambdify_cached(arguments: tuple, expr):
+    return _lambdify_numpy(arguments, expr)
+
+
+def _lambdify_numpy(arguments, expr):
     if isinstance(expr, sp.Basic) and expr.has(sp.zoo):
         expr = expr.xreplace({sp.zoo: sp.nan})
     return sp.lambdify(arguments, expr, modules=_NUMPY, dummify=True)

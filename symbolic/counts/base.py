@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import sympy as sp
@@ -295,8 +295,11 @@ class CountBase:
     def _finite_at(form: sp.Expr, values: dict[sp.Symbol, float]) -> bool:
         """Whether ``form`` has a finite value at ``values``; one that still holds the rank or loop
         variables there counts as finite (it is checked where it is summed)."""
-        value = form.subs(values)
-        return bool(value.free_symbols) or _finite(value) is not None
+        try:
+            return _finite_at_items(form, _key(values))
+        except TypeError:  # a value that cannot be hashed
+            value = form.subs(values)
+            return bool(value.free_symbols) or _finite(value) is not None
 
     def _fit_samples(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
         """Choose c * form for the measured trips per entry.
@@ -310,32 +313,28 @@ class CountBase:
             if len(samples) == 1 or any(t < 0 for _, t in samples):
                 return None, ""
             # a level count may start at 0 (the levels below the first: 0 at one box, 1 at eight)
-            levels = {sp.log(n, 2): [_finite(sp.log(n, 2).subs(v)) for v, _ in samples] for n in self.fit_symbols}
+            levels = {sp.log(n, 2): [_value_at(sp.log(n, 2), v) for v, _ in samples] for n in self.fit_symbols}
             return _offset(samples, levels, set(levels))
         if len(samples) == 1:
             for form in self._forms()[:5 * max(1, len(self.fit_symbols))]:
                 if form.func in (sp.log, sp.Mul) and form.has(sp.log):
                     continue
-                base = form.subs(values)
+                base = _at(form, values)
                 if base.is_number and base not in (0, 1):
                     multiple = trips / base
                     if multiple.is_integer and multiple > 0:
                         return multiple * form, ""
             return None, ""
         # each form's value in every run, computed once for the c * form and the a + b * form fits
-        bases_of = {form: [_finite(form.subs(v)) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]
+        bases_of = {form: [_value_at(form, v) for v, _ in samples] for form in [sp.Integer(1), *self._forms()]
                     if all(self._finite_at(form, v) for v in self._training_values)}
-        candidates = []  # (worst relative error, constant, form)
+        candidates = []  # (worst relative error, c as a float, form)
         for form, bases in bases_of.items():
             if any(b is None or b <= 0 for b in bases):  # (n / log2 n at n = 1 has no value)
                 continue
             c = float(trips) / bases[0]
             error = max(abs(c * b - float(t)) / float(t) for b, (_, t) in zip(bases, samples, strict=True))
-            # (a relative tolerance: c = trips / 8**30 of a form in an unrelated parameter of 30 is
-            # 1e-26, which an absolute one made 0, "an integer", the tie-break's winner: Rodinia nn)
-            constant = sp.nsimplify(c, rational=True, tolerance=1e-9 * abs(c))
-            if constant != 0:
-                candidates.append((error, constant, form))
+            candidates.append((error, c, form))  # (c > 0: trips and bases are)
         if not candidates:
             return None, ""
         best_error = min(c[0] for c in candidates)
@@ -356,7 +355,10 @@ class CountBase:
             return _affine(samples, exact_forms)
         # Forms the runs cannot tell apart (n / 2 and n / P when every run had P = 2): the paper's
         # rule, an integer multiple of a form, then the simplest constant, then the list's order.
-        tied = [c for c in candidates if c[0] <= best_error + 1e-9]
+        # (a relative tolerance: c = trips / 8**30 of a form in an unrelated parameter of 30 is
+        # 1e-26, which an absolute one made 0, "an integer", the tie-break's winner: Rodinia nn)
+        tied = [(error, sp.nsimplify(c, rational=True, tolerance=1e-9 * c), form) for error, c, form in candidates
+                if error <= best_error + 1e-9]
         _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
         return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
 
@@ -371,7 +373,7 @@ class CountBase:
         constant = float(np.max(np.abs(trips[0] - trips) / trips))
         best = None  # (worst relative error, c, form)
         for form in self._forms():
-            bases = [_finite(form.subs(v)) for v, _ in samples]
+            bases = [_value_at(form, v) for v, _ in samples]
             if any(b is None or b <= 0 for b in bases):
                 continue
             ratios = trips / np.array(bases)
@@ -428,6 +430,52 @@ def _rational(mean: float | Fraction) -> sp.Rational:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
+def _at(form: sp.Expr, values: dict) -> sp.Expr:
+    """``form.subs(values)``, remembered: every loop a fit decides tries the same forms at the same
+    runs' values (TeaLeaf's model spent 83 % of its 11 minutes substituting them again)."""
+    try:
+        return _substituted(form, _key(values))
+    except TypeError:  # a value that cannot be hashed
+        return form.subs(values)
+
+
+def _key(values: dict) -> frozenset:
+    """``values`` as a cache key; with each value's type (64 and 64.0 are equal keys, but
+    substituted they give an Integer and a Float)."""
+    return frozenset((symbol, value, type(value)) for symbol, value in values.items())
+
+
+@lru_cache(maxsize=1 << 16)
+def _substituted(form: sp.Expr, items: frozenset) -> sp.Expr:
+    # (a dict's substitutions are sorted by sympy: the order of the set is moot)
+    return form.subs({symbol: value for symbol, value, _ in items})
+
+
+def _value_at(form: sp.Expr, values: dict) -> float | None:
+    """``form``'s real, finite value at ``values`` (:func:`_finite`), remembered like :func:`_at`."""
+    try:
+        return _finite_substituted(form, _key(values))
+    except TypeError:
+        return _finite(form.subs(values))
+
+
+@lru_cache(maxsize=1 << 16)
+def _finite_at_items(form: sp.Expr, items: frozenset) -> bool:
+    value = _substituted(form, items)
+    return bool(value.free_symbols) or _finite(value) is not None
+
+
+@lru_cache(maxsize=1 << 16)
+def _finite_substituted(form: sp.Expr, items: frozenset) -> float | None:
+    return _finite(_substituted(form, items))
+
+
+@lru_cache(maxsize=1 << 12)
+def _moved(form: sp.Expr, n: sp.Symbol, k: int) -> sp.Expr:
+    """``form`` with ``n`` replaced by ``n + k``."""
+    return form.subs(n, n + k)
+
+
 def _finite(value: sp.Expr) -> float | None:
     """A real, finite number, or None (complex infinity, nan, a form that does not evaluate)."""
     try:
@@ -456,6 +504,12 @@ def _polynomial(form: sp.Expr) -> bool:
     return not form.has(sp.log) and all(power.exp.is_integer or power.base.is_Integer for power in form.atoms(sp.Pow))
 
 
+@lru_cache(maxsize=1 << 16)
+def _exact(number: float) -> sp.Rational:
+    """The rational a form's value stands for (within 1e-12 relative), remembered: nsimplify is slow."""
+    return sp.nsimplify(number, rational=True, tolerance=1e-12 * max(1.0, abs(number)))
+
+
 def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, list[float | None]],
             levels: set[sp.Expr] = frozenset()) -> tuple[sp.Expr | None, str]:
     """a + b * form through runs that hold two or more values of the form, when it is exact and
@@ -476,7 +530,7 @@ def _offset(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, lis
             continue
         points: dict[sp.Rational, sp.Rational] = {}
         for base, (_, trips) in zip(bases, samples, strict=True):
-            x = sp.nsimplify(base, rational=True, tolerance=1e-12 * max(1.0, abs(base)))
+            x = _exact(base)
             if points.setdefault(x, trips) != trips:
                 break
         else:
@@ -521,16 +575,27 @@ def _shifted(samples: list[tuple[dict, sp.Rational]], bases_of: dict[sp.Expr, li
             continue
         (n,) = used
         for k in SHIFTS:
-            moved = form.subs(n, n + k)
-            values = [_finite(moved.subs(v)) for v, _ in samples]
+            moved = _moved(form, n, k)
+            values = [_value_at(moved, v) for v, _ in samples]
             if any(x is None or x <= 0 for x in values) or len({round(x, 9) for x in values}) < 3:
                 continue
-            c = sp.nsimplify(float(samples[0][1]) / values[0], rational=True, tolerance=1e-9)
+            ratio = float(samples[0][1]) / values[0]
+            if not _near_whole_or_unit_fraction(ratio):  # (nsimplify is slow: most (form, k) fail here)
+                continue
+            c = sp.nsimplify(ratio, rational=True, tolerance=1e-9)
             if not (c > 0 and (c.is_integer or (1 / c).is_integer) and max(c, 1 / c) <= 64):
                 continue
             if all(abs(float(c) * x - float(t)) <= 1e-9 * max(1.0, float(t)) for x, (_, t) in zip(values, samples, strict=True)):
                 return c * moved, f" (c * form(n + k) exact on {len(samples)} runs: a boundary of the size shared out)"
     return None, ""
+
+
+def _near_whole_or_unit_fraction(ratio: float) -> bool:
+    """Whether ``ratio`` can be a whole number or one over a whole number of at most 64 within 1e-9
+    (what :func:`_shifted` takes, told before its nsimplify; the bound is loose)."""
+    if not 1 / 65 < ratio < 65:
+        return False
+    return abs(ratio - round(ratio)) <= 1e-4 or abs(1 / ratio - round(1 / ratio)) <= 1e-4
 
 
 CELL_OFFSETS = (0, 1, 2, -1, -2)  # halo layers around a count of cells: (floor(c x) + j), first fit wins
@@ -619,15 +684,22 @@ def _checked_along(form: sp.Expr, samples: list[tuple[dict, sp.Rational]]) -> bo
     logarithm, graph500's 2^SCALE / P).  Two sizes checked across thread or
     process counts say nothing of a curve: HPGMG-FV's blocks per box, trained at 1 and 8 boxes on
     1 and 2 threads, held a + b n^2 / T within 3 % and took it to 64 boxes at +1550 %."""
-    line = form.replace(sp.floor, lambda inner: inner)
     for size in form.free_symbols - {P, T, RANK}:
         if len({values.get(size) for values, _ in samples}) >= 3:
             continue
-        proportional = sp.simplify(line.subs(size, 2 * size) - 2 * line) == 0
-        exponential = sp.simplify(line.subs(size, size + 1) / line).is_number  # 2^SCALE vertices: a line in them
-        if not (proportional or exponential):
+        if not _line_in(form, size):
             return False
     return True
+
+
+@lru_cache(maxsize=1 << 12)
+def _line_in(form: sp.Expr, size: sp.Symbol) -> bool:
+    """Whether ``form`` (floor aside) is proportional to ``size`` or to 2^size (simplify is slow:
+    remembered, every loop asks of the same forms)."""
+    line = form.replace(sp.floor, lambda inner: inner)
+    if sp.simplify(line.subs(size, 2 * size) - 2 * line) == 0:
+        return True
+    return sp.simplify(line.subs(size, size + 1) / line).is_number  # 2^SCALE vertices: a line in them
 
 
 def grid_sides(param) -> tuple[sp.Expr, ...]:
