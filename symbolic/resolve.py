@@ -41,6 +41,9 @@ _COMM_QUERIES = ("MPI_Comm_size", "MPI_Comm_rank")
 _ELEMENT = re.compile(r"([A-Za-z_]\w*)\[(\d+)\]")  # an element at a constant index: d[1]
 
 
+PASSED_DEPTH = 4  # how many calls down a struct passed on may reach the helper that reads its field
+
+
 def _writes_into(function, param: str) -> bool:
     """Whether ``function`` assigns through its pointer parameter ``param`` (``*p = ...``, ``p[i] = ...``)."""
     return any(a.variable == f"*{param}" or a.variable.startswith(f"{param}[") for a in function.assignments)
@@ -146,6 +149,14 @@ class Resolver:
             value = self._out_argument(name)  # int myX = -1; get_position(..., &myX, &myY);
             if value is not None:
                 return value
+        if assignment is not None and path_root(name) != name:
+            # settings->nx = 10; read_config(path, settings); (a default, then the input's value)
+            symbol = self._passed_parameter(name, after=assignment.line)
+            if symbol is not None:
+                return symbol
+            value = self._field_out_argument(name, after=assignment.line)
+            if value is not None:
+                return value
         if assignment is not None:
             sub = Resolver(self.unit, self.function, assignment.loop, assignment.line, self.param_symbols)
             sub.depth = self.depth
@@ -164,6 +175,9 @@ class Resolver:
         if symbol is not None:
             return symbol
         value = self._out_argument(name)
+        if value is not None:
+            return value
+        value = self._field_out_argument(name)
         if value is not None:
             return value
         value = self._global_value(name)
@@ -250,26 +264,78 @@ class Resolver:
                 return parameter_symbol(p)
         return None
 
-    def _passed_parameter(self, name: str) -> sp.Expr | None:
+    def _passed_parameter(self, name: str, after: int | None = None) -> sp.Expr | None:
         """A field of a local struct or pointer this function passes to a parsing helper before this
-        point, where the helper's parameter is a parameter candidate (``read_CLI(argc, argv, I)``
-        setting ``input->segments``: ``I.segments`` here is the candidate ``input.segments``);
-        None when no call passes it so, or different helpers' candidates disagree."""
+        point (and after line ``after``), where the helper's parameter is a parameter candidate
+        (``read_CLI(argc, argv, I)`` setting ``input->segments``: ``I.segments`` here is the
+        candidate ``input.segments``), or passes on to one that is, down to :data:`PASSED_DEPTH`
+        calls (UoB-HPC TeaLeaf's ``read_config(settings)`` -> ``read_settings(f, settings)`` ->
+        ``starts_get_int(..., &settings->grid_x_cells)``); None when no call passes it so, or
+        different helpers' candidates disagree."""
         root = path_root(name)
         if root == name or root not in self.fdesc.locals:
             return None
-        found = set()
-        for call in self.unit.data.calls:
-            if call.function != self.function or call.line > self.line:
-                continue
-            positions = [i for i, a in enumerate(call.args) if a.replace(" ", "").lstrip("&") == root]
-            for unit, index, function in self._definitions(call.callee):
-                for position in positions:
-                    if position < len(function.params):
-                        variable = function.params[position] + name[len(root):]
-                        found |= {parameter_symbol(p) for p in unit.params
-                                  if p.variable == variable and p.function == index}
+        calls = [c for c in self.unit.data.calls if c.function == self.function and c.line <= self.line
+                 and (after is None or c.line > after)]
+        found = self._candidates_through(calls, root, name[len(root):], PASSED_DEPTH)
         return found.pop() if len(found) == 1 else None
+
+    def _candidates_through(self, calls: list, root: str, rest: str, depth: int) -> set[sp.Expr]:
+        """The parameter candidates ``formal`` + ``rest`` of the functions ``calls`` pass ``root``
+        (or ``&root``) to, and of the functions those pass their formal on to (``depth`` levels)."""
+        found = set()
+        for call in calls:
+            positions = [i for i, a in enumerate(call.args) if a.replace(" ", "").lstrip("&") == root]
+            for unit, index, function in self._definitions(call.callee) if positions else ():
+                for position in positions:
+                    if position >= len(function.params):
+                        continue
+                    formal = function.params[position]
+                    found |= {parameter_symbol(p) for p in unit.params
+                              if p.variable == formal + rest and p.function == index}
+                    if depth > 1:
+                        inner = [c for c in unit.data.calls if c.function == index]
+                        found |= self._candidates_through(inner, formal, rest, depth - 1)
+        return found
+
+    def _field_out_argument(self, name: str, after: int | None = None) -> sp.Expr | None:
+        """A field of a local struct (or of what a local pointer points to) that a function of the
+        program sets through its parameter once, unconditionally, outside loops, the struct passed
+        (``&chunk`` or ``settings``) before this point and after line ``after``
+        (``initialise_chunk(&chunk, settings)`` with ``chunk->x = settings->grid_x_cells + 2 *
+        settings->halo_depth;``, UoB-HPC TeaLeaf): that expression resolved in the callee, its
+        parameters replaced by the call's arguments resolved here; the last such call wins.  None
+        when no call passes the struct to a function that sets the field."""
+        root = path_root(name)
+        if root == name or root not in self.fdesc.locals or "[" in name:
+            return None
+        rest = name[len(root):]
+        setting = []  # (call, position, unit, index, function, assignment)
+        for call in self.unit.data.calls:
+            if call.function != self.function or call.line > self.line or (after is not None and call.line <= after):
+                continue
+            for position, arg in enumerate(call.args):
+                if arg.replace(" ", "").lstrip("&") != root:
+                    continue
+                for unit, index, function in self._definitions(call.callee):
+                    if position < len(function.params):
+                        sets = [a for a in function.assignments if a.variable == function.params[position] + rest]
+                        if sets:
+                            setting.append((call, unit, index, function, sets))
+        if not setting:
+            return None
+        call, unit, index, function, sets = max(setting, key=lambda found: (found[0].line, found[0].col))
+        sub = Resolver(unit, index, None, function.line, self.param_symbols)
+        sub.depth = self.depth + 1
+        straight = function.inlined_ops is not None
+        if call.loop is not None or self._conditional(call.block) or len(sets) != 1 or sets[0].op != "=" \
+                or sets[0].loop is not None or (not straight and sub._conditional(sets[0].block)):
+            raise Unresolved(f"'{name}' is set by {call.callee} (line {call.line}) other than once")
+        sub.line = sets[0].line
+        at_call = Resolver(self.unit, self.function, call.loop, call.line, self.param_symbols)
+        at_call.depth = self.depth + 1
+        sub.actual = partial(with_arguments, function=function, args=call.args, resolve=at_call)
+        return sub.actual(to_sympy(sets[0].text, sub))
 
     def _definitions(self, name: str):
         """(unit, index, descriptor) of every function of the program called ``name``."""

@@ -459,16 +459,20 @@ class CallSites:
             self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
     def read_by_call(self, stmt: c_ast.Node, call: c_ast.FuncCall, positions: set[int]) -> None:
-        """``get_input(&n)`` outside loops, ``get_input`` reading input through that parameter
-        (:func:`input_readers`): the variable is a candidate (source ``input``) recorded after the
-        call, on every rank (after the helper's broadcast, when it has one)."""
+        """``get_input(&n)``, ``get_input`` reading input through that parameter
+        (:func:`input_readers`): the variable, or a field (``&settings->x_cells``), is a candidate
+        (source ``input``) recorded after the call, on every rank (after the helper's broadcast,
+        when it has one).  Outside loops, or in loops that read the input (UoB-HPC TeaLeaf's
+        ``while (getline(&line, &len, f) != EOF) if (starts_get_int("x_cells", line, word,
+        &settings->grid_x_cells)) continue;``: the value after the loop is the size)."""
         args = call.args.exprs if call.args else []
-        if self.loop is not None:
+        if self.loop is not None and not all(_reads_input(frame[0], self.u.command_line) for frame in self.loop_frames):
             return
         for path, text in _addressed([a for p, a in enumerate(args) if p in positions]):
             typ = self.scope.lookup(path) if path.isidentifier() else None
-            if typ is not None and typ.depth == 0 and not typ.struct:
-                self.param(stmt, path, lvalue_symbol(path), "input", call, text)
+            if typ is not None and (typ.depth != 0 or typ.struct or typ.is_array):
+                continue
+            self.param(stmt, path, lvalue_symbol(path), "input", call, text)
 
     def getter_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, path: str, text: str) -> None:
         """``mesh.global_nx = get_int_parameter("nx", file);`` outside loops, the callee returning
@@ -703,11 +707,13 @@ def argv_setters(functions: list[c_ast.FuncDef], user_functions: set[str],
     return found
 
 
-def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
+def input_readers(functions: list[c_ast.FuncDef], getters: frozenset[str] = frozenset()) -> dict[str, set[int]]:
     """The program's functions that read input through pointer parameters outside loops
     (``void get_input(int *n_p) { scanf("%d", n_p); }``, Pacheco's ``Get_input`` with its
-    ``MPI_Bcast`` after): name -> the parameters' positions, so that a call's ``&n`` there is a
-    size read from the input, as ``scanf("%d", &n)`` is (CallCollector.read_by_call)."""
+    ``MPI_Bcast`` after; ``*value = atoi(word);``, UoB-HPC TeaLeaf's ``starts_get_int(key, line,
+    word, int *value)``, or a getter's value stored so): name -> the parameters' positions, so
+    that a call's ``&n`` there is a size read from the input, as ``scanf("%d", &n)`` is
+    (CallCollector.read_by_call)."""
     found: dict[str, set[int]] = {}
     for fd in functions:
         pointers = {name: position for position, (name, typ) in enumerate(formal_parameters(fd))
@@ -715,6 +721,7 @@ def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
                     and isinstance(typ.type.type, c_ast.IdentifierType)}
         if not pointers:
             continue
+        read = set()
         for call in _outside_loops(fd.body):
             name = callee(call)
             if name not in SCANNERS or name == "fread" or not call.args:
@@ -722,7 +729,36 @@ def input_readers(functions: list[c_ast.FuncDef]) -> dict[str, set[int]]:
             for arg in call.args.exprs[SCANNERS[name]:]:
                 if isinstance(arg, c_ast.ID) and arg.name in pointers:
                     found.setdefault(fd.decl.name, set()).add(pointers[arg.name])
+                elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
+                    read.add(arg.expr.name)
+        for a in _outside_loops(fd.body, c_ast.Assignment):
+            pointer = _pointed(a.lvalue)
+            if a.op == "=" and pointer in pointers and _is_read(a.rvalue, read, getters):
+                found.setdefault(fd.decl.name, set()).add(pointers[pointer])
     return found
+
+
+INPUT_LINES = ("fgets", "getline", "getdelim", "fscanf", "scanf", "fread", "feof", "fgetc", "getc", "getchar")
+
+
+def _reads_input(loop: c_ast.Node, command_line: frozenset[str]) -> bool:
+    """Whether ``loop`` reads its way through the input: its condition calls a reader of lines or
+    items (``while (fgets(line, sizeof line, f))``), or it walks the command line (``argc``)."""
+    cond = getattr(loop, "cond", None)
+    if cond is None:
+        return False
+    return any(callee(c) in INPUT_LINES for c in find(cond, c_ast.FuncCall)) \
+        or bool(names(cond) & ({"argc"} | set(command_line)))
+
+
+def _pointed(lvalue: c_ast.Node) -> str | None:
+    """The pointer ``*p`` or ``p[0]`` stores through: ``p``; else None."""
+    if isinstance(lvalue, c_ast.UnaryOp) and lvalue.op == "*" and isinstance(lvalue.expr, c_ast.ID):
+        return lvalue.expr.name
+    if isinstance(lvalue, c_ast.ArrayRef) and isinstance(lvalue.name, c_ast.ID) \
+            and isinstance(lvalue.subscript, c_ast.Constant) and lvalue.subscript.value == "0":
+        return lvalue.name.name
+    return None
 
 
 def input_getters(functions: list[c_ast.FuncDef], known: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -785,14 +821,14 @@ def _is_read(value: c_ast.Node, read: set[str], getters: set[str]) -> bool:
         and (callee(value) in ARGV_CONVERTERS[:-1] or callee(value) in getters)
 
 
-def _outside_loops(node: c_ast.Node):
-    """The calls under ``node`` that no loop holds."""
+def _outside_loops(node: c_ast.Node, kind: type = c_ast.FuncCall):
+    """The calls (or nodes of ``kind``) under ``node`` that no loop holds."""
     for _, child in node.children():
         if isinstance(child, (c_ast.For, c_ast.While, c_ast.DoWhile)):
             continue
-        if isinstance(child, c_ast.FuncCall):
+        if isinstance(child, kind):
             yield child
-        yield from _outside_loops(child)
+        yield from _outside_loops(child, kind)
 
 
 def _argv_number(arg: c_ast.Node, command_line: frozenset[str] = COMMAND_LINE) -> bool:

@@ -173,8 +173,8 @@ class UnitCollector:
         self.stoppers = summaries.stopping_functions(self.defined)
         self.command_line = command_line_names(self.defined)
         self.setters = argv_setters(self.defined, self.user_functions, self.command_line)
-        self.readers = input_readers(self.defined)
         self.getters = input_getters(self.defined, self.program_getters) | self.program_getters
+        self.readers = input_readers(self.defined, self.getters)
         mine = [ext for ext in self.ast.ext if self.in_program_text(ext)]
         taken = summaries.address_taken(mine, {fd.decl.name for fd in self.defined})
         self.inlined = summaries.straight_line_functions(self.defined, self.user_functions, self.typedefs,

@@ -46,6 +46,7 @@ class LoopTrips(CountBase):
                 self._relaxed = False
                 symbolic = self.total(ctx, unit, loop.body_block)
                 if self._check(ctx, unit, loop.body_block, symbolic) or self._exact_per_entry(ctx, unit, loop):
+                    self._note_cells(header)
                     if self._relaxed:
                         self.fallbacks.append(Fallback(
                             self._where(unit, loop), "relaxed", "loop",
@@ -69,6 +70,20 @@ class LoopTrips(CountBase):
                 reason = f"bound not symbolic ({exc})"
         self._loop_mode[key] = self._capped(self._fallback_trips(ctx, unit, loop, reason), header, ctx, unit, loop)
         self._cache.clear()
+
+    def _note_cells(self, count: sp.Expr | None) -> None:
+        """A symbolic trip count that holds a count of cells computed at run time, floor(c * form)
+        with c no whole number and no one over a whole number (CoMD's link cells, ``c->n = (int)
+        (extent / cutoff)`` with extent n 1.3 / P): its per-cell densities n / cells are fit forms
+        after it, as a count of cells fitted is (:func:`_cells`)."""
+        if not isinstance(count, sp.Expr):
+            return
+        sizes = {*self.size_symbols, P, T}
+        for cells in count.atoms(sp.floor):
+            c, form = cells.args[0].as_coeff_Mul()
+            if c.is_Rational and not c.is_integer and not (1 / c).is_integer \
+                    and form.free_symbols & set(self.size_symbols) and form.free_symbols <= sizes:
+                self._cell_forms[cells] = None
 
     def _capped(self, fitted: sp.Expr, header: sp.Expr | None, ctx, unit: UnitView, loop: LoopDescriptor) -> sp.Expr:
         """A fitted trip count no larger than what the loop's header allows (a convergence loop
