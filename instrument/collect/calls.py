@@ -65,10 +65,11 @@ _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
 class CallSites:
     """Calls and what they tell: uses the core's blocks, slots and statement-level insertions."""
 
-    def expressions(self, node: c_ast.Node, target: str | None = None) -> None:
+    def expressions(self, node: c_ast.Node, target: str | None = None, member: tuple[str, str] | None = None) -> None:
         """Calls, communication, allocations and parameters inside one statement's expressions
-        (``target``: the variable a declaration initialises)."""
-        lvalue = (target, target) if target else None  # what the statement sets: (path, C text)
+        (``target``: the variable a declaration initialises; ``member``: the element or field a
+        brace initialiser's value sets, (path, C text))."""
+        lvalue = member or ((target, target) if target else None)  # what the statement sets: (path, C text)
         if isinstance(node, c_ast.Assignment):
             if isinstance(node.lvalue, c_ast.ID):
                 target = node.lvalue.name
@@ -90,7 +91,7 @@ class CallSites:
                         self.getter_param(node, call, *assigned)
                 if name in self.u.inlined:
                     self.inlined_setter(node, call, name)
-                if target and direct_value(node) is call:
+                if target and member is None and direct_value(node) is call:
                     self.returned_allocation(call, name, target)
                 if lvalue and direct_value(node) is call:
                     self.argv_struct(node, call, *lvalue)
@@ -107,7 +108,7 @@ class CallSites:
             elif name in ARGV_CONVERTERS or name == "sscanf":
                 self.argv_param(node, call, name, lvalue if direct_value(node) is call else _assigned(node, call, lvalue))
             elif name in ("omp_get_num_threads", "omp_get_max_threads") and target:
-                self.param(node, target, "T", "omp_threads", call)
+                self.param(node, member[0] if member else target, "T", "omp_threads", call)
             if name in SCANNERS and (self.loop is None or self.validation_loop(call, name)):
                 self.input_params(node, call, name)
             elif not name.startswith("MPI_"):

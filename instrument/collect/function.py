@@ -428,6 +428,33 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
             elif name is not None and name in self.u.user_functions:
                 self.user_call(call, name)
 
+    def _initialised_members(self, node: c_ast.Decl, typ) -> list[tuple[str, c_ast.Node]] | None:
+        """The elements or fields a brace initialiser sets, each with its value: ``name[k]`` of an
+        array, ``name.field`` of a struct (by position, or by a designator ``.field = v``); None for
+        another declaration (a struct whose fields are not known, a nested designator)."""
+        if not node.name or not isinstance(node.init, c_ast.InitList):
+            return None
+        if isinstance(node.type, c_ast.ArrayDecl):
+            if any(isinstance(v, c_ast.NamedInitializer) for v in node.init.exprs):
+                return None
+            return [(f"{node.name}[{index}]", value) for index, value in enumerate(node.init.exprs)]
+        fields = list(self.u.structs.get(typ.struct, {})) if isinstance(node.type, c_ast.TypeDecl) \
+            and typ.struct and not typ.depth else []
+        if not fields:
+            return None
+        found, position = [], 0
+        for value in node.init.exprs:
+            if isinstance(value, c_ast.NamedInitializer):
+                if len(value.name) != 1 or not isinstance(value.name[0], c_ast.ID) or value.name[0].name not in fields:
+                    return None
+                position = fields.index(value.name[0].name)
+                value = value.expr
+            if position >= len(fields):
+                return None
+            found.append((f"{node.name}.{fields[position]}", value))
+            position += 1
+        return found
+
     def declaration(self, node: c_ast.Decl) -> None:
         if node.name:
             self.scope.names[node.name] = type_of_decl(node.type, self.u.typedefs)
@@ -436,13 +463,14 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         if node.init is not None:
             typ = self.scope.names.get(node.name, INT) if node.name else INT
             self.add_ops(self.counter().initializer(node.name, typ, node.init), node.init)
-            self.expressions(node.init, target=node.name)
-            if node.name and isinstance(node.type, c_ast.ArrayDecl) and isinstance(node.init, c_ast.InitList):
-                for index, value in enumerate(node.init.exprs):  # int sizes[2] = {ny + 2, nx + 2}
-                    if not isinstance(value, (c_ast.InitList, c_ast.NamedInitializer)):
-                        self.assignments.append(d.Assignment(
-                            variable=f"{node.name}[{index}]", op="=", text=generate(value), line=node.coord.line,
-                            block=self.block_id, loop=self.loop))
+            members = self._initialised_members(node, typ) if isinstance(node.init, c_ast.InitList) else None
+            if members is None:
+                self.expressions(node.init, target=node.name)
+            for path, value in members or ():  # int sizes[2] = {ny + 2, nx + 2}; Settings s = {atoi(argv[1]), 60}
+                self.expressions(value, target=node.name, member=(path, path))
+                if not isinstance(value, c_ast.InitList):
+                    self.assignments.append(d.Assignment(variable=path, op="=", text=generate(value),
+                                                         line=node.coord.line, block=self.block_id, loop=self.loop))
             if node.name and isinstance(node.type, c_ast.TypeDecl) and not isinstance(node.init, c_ast.InitList):
                 text = self.init_text(node)
                 if text is not None:

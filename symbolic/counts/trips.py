@@ -18,9 +18,11 @@ from perfeq.symbolic.cexpr import Unresolved, to_sympy
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, per_process_count
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.observe import ContextObservation
-from perfeq.symbolic.resolve import Resolver, UnitView, loop_symbol
+from perfeq.symbolic.resolve import Resolver, UnitView, formal_arguments, loop_symbol
 from perfeq.symbolic.symbols import RANK, TID, P, T
 from perfeq.symbolic.tripcount import counted, step_and_count
+
+MAX_CALL_PATH = 16  # the calls up a context's path a loop header's parameters are followed through
 
 
 class LoopTrips(CountBase):
@@ -85,6 +87,30 @@ class LoopTrips(CountBase):
                     and form.free_symbols & set(self.size_symbols) and form.free_symbols <= sizes:
                 self._cell_forms[cells] = None
 
+    def _through_calls(self, ctx, expr: sp.Expr) -> sp.Expr | None:
+        """``expr`` of context ``ctx``'s function with its parameters replaced by the arguments of
+        the calls that made the context, up its call path, as far as it has parameters; None where
+        an argument does not resolve or the context has no known call site."""
+        for _ in range(MAX_CALL_PATH):
+            parent = ctx.parent
+            if parent is None or parent.unit not in self.units:
+                return expr
+            callee = self.units[ctx.unit].functions[ctx.function]
+            punit = self.units[parent.unit]
+            if ctx.site is None or not 0 <= ctx.site < len(punit.data.calls):
+                return None
+            call = punit.data.calls[ctx.site]
+            formals = formal_arguments(callee.name, callee.params, call.args, expr.free_symbols)
+            if not formals:
+                return expr
+            resolver = Resolver(punit, call.function, call.loop, call.line, self.param_symbols)
+            try:
+                expr = expr.subs([(symbol, to_sympy(arg, resolver)) for symbol, (_, arg) in formals.items()])
+            except (Unresolved, TypeError, ValueError):
+                return None
+            ctx = parent
+        return None
+
     def _capped(self, fitted: sp.Expr, header: sp.Expr | None, ctx, unit: UnitView, loop: LoopDescriptor) -> sp.Expr:
         """A fitted trip count no larger than what the loop's header allows (a convergence loop
         ``for (it = 0; it < MAXIT; it++) { ...; if (done) break; }`` fitted as c log n ran 21.1
@@ -93,7 +119,9 @@ class LoopTrips(CountBase):
         if header is None or fitted.is_number or not isinstance(header, sp.Expr):
             return fitted
         allowed = {*self.size_symbols, P, T}
-        if not header.free_symbols <= allowed or not fitted.free_symbols <= allowed:
+        if not header.free_symbols <= allowed:  # cg_driver's settings->max_iters: bound where it is called
+            header = self._through_calls(ctx, header)
+        if header is None or not header.free_symbols <= allowed or not fitted.free_symbols <= allowed:
             return fitted
         for run, node in self._same_context(ctx):
             entries = node.summed(loop.entry_slot)

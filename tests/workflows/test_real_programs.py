@@ -834,6 +834,23 @@ def test_sizes_stored_through_a_pointer_by_a_reader_of_an_input_file(tmp_path):
                  {"settings_grid_x_cells": 160, "settings_grid_y_cells": 80, "settings_end_step": 5})
 
 
+def test_a_convergence_loop_capped_by_a_field_of_its_callers_settings(tmp_path, capsys):
+    """``Settings settings = {atoi(argv[1]), atoi(argv[2]), 0.1};`` (each field a candidate; the
+    instrumented build failed before: the whole struct recorded as one parameter) and ``for (it = 0;
+    it < settings->max_iters; ++it) { ...; if (error < settings->eps) break; }`` in the solver it is
+    passed to (UoB-HPC TeaLeaf's cg_driver): the iterations are data, fitted (about 1.1 n), and at
+    most max_iters, the header's bound resolved where the solver is called.  At 8x the cap binds: exact
+    (TeaLeaf's CG +149 % at 8x without the cap)."""
+    instrumented, plain = build(REAL / "capfield.c", tmp_path)
+    same_output(instrumented, plain, 20, 60)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", n, 60) for n in (20, 40)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert "at most settings_max_iters, the trips its header allows" in capsys.readouterr().err
+    assert {"settings_n", "settings_max_iters"} <= set(load_model(tmp_path / "m.json").parameters)
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 160, 60),
+                 {"settings_n": 160, "settings_max_iters": 60})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
