@@ -1015,6 +1015,17 @@ unsigned long long perfeq__mpi_now(void)
 #endif
 }
 
+/* Seconds since the epoch, for the trace header.  Not time(NULL): a program may have a global of
+ * that name (TUM's Jacobi solver, `double *time;`), and the linker then binds the runtime's call
+ * to the program's data (SIGSEGV at the first trace written). */
+static long perfeq__wall_seconds(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return 0;
+    return (long)ts.tv_sec;
+}
+
 static void perfeq__add_time(perfeq__times_t *times, unsigned long long ns)
 {
     double seconds = (double)ns * 1e-9;
@@ -1233,7 +1244,7 @@ static void perfeq__open_trace(void)
     fputs("null", f);
 #endif
     fprintf(f, ",\"pid\":%ld,\"time\":%ld,\"clock\":\"CLOCK_MONOTONIC\",\"times\":%s", (long)getpid(),
-            (long)time(NULL), perfeq__mpi_now() ? "true" : "false");
+            perfeq__wall_seconds(), perfeq__mpi_now() ? "true" : "false");
     perfeq__end_record(f);
     fflush(f);
 }

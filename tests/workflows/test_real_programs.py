@@ -851,6 +851,17 @@ def test_a_convergence_loop_capped_by_a_field_of_its_callers_settings(tmp_path, 
                  {"settings_n": 160, "settings_max_iters": 60})
 
 
+def test_a_global_named_like_a_libc_function_the_runtime_calls(tmp_path):
+    """``double *time;`` in the program: the runtime's trace header called time(NULL), bound by the
+    linker to the program's array (SIGSEGV at the first trace written, "empty trace: no header").
+    The runtime asks clock_gettime for the wall time: same output, and a trace that models."""
+    instrumented, plain = build(REAL / "globaltime.c", tmp_path)
+    same_output(instrumented, plain, 100)
+    traces = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (100, 200)]
+    assert cli.main(["model", *map(str, traces), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
