@@ -285,7 +285,7 @@ class CallSites:
             if re.fullmatch(r"[A-Za-z_]\w*", variable):
                 kind = "mpi_size" if name == "MPI_Comm_size" else "mpi_rank"
                 symbol = "P" if kind == "mpi_size" else "rank"
-                if args[0].strip() == "MPI_COMM_WORLD":
+                if args[0].strip() == "MPI_COMM_WORLD" or _world_alias(self.u, args[0].strip()):
                     self.param(call, variable, symbol, kind, call)
         if name in _HANDLES and args and call.args:
             new_handle = lvalue_path(call.args.exprs[-1])
@@ -820,6 +820,56 @@ def _is_read(value: c_ast.Node, read: set[str], getters: set[str]) -> bool:
         value = value.expr
     return isinstance(value, c_ast.ID) and value.name in read or isinstance(value, c_ast.FuncCall) \
         and (callee(value) in ARGV_CONVERTERS[:-1] or callee(value) in getters)
+
+
+def _world_alias(unit, name: str) -> bool:
+    """Whether the communicator variable ``name`` is MPI_COMM_WORLD wherever the unit sets it: only
+    ``name = MPI_COMM_WORLD`` (or a declaration so initialised) and ``MPI_Comm_dup(MPI_COMM_WORLD,
+    &name)``, at least once (EPCC's mixed-mode benchmarks: ``comm = MPI_COMM_WORLD;
+    MPI_Comm_size(comm, &numMPIprocs);``).  The unit's text only: a variable another unit also
+    sets is not known here."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    return _world_settings(unit).get(name, False)
+
+
+_WORLD_SETTINGS: dict[int, tuple[c_ast.Node, dict[str, bool]]] = {}
+
+
+def _world_settings(unit) -> dict[str, bool]:
+    """Every variable the unit (a UnitCollector) sets: name -> whether each setting is the world,
+    read in the source's tokens (the preprocessor expands ``MPI_COMM_WORLD``, MPICH's to a cast
+    constant): ``name = MPI_COMM_WORLD``, ``MPI_Comm name = MPI_COMM_WORLD``, ``MPI_Comm_dup(
+    MPI_COMM_WORLD, &name)``."""
+    ast = unit.ast
+    cached = _WORLD_SETTINGS.get(id(ast))
+    if cached is not None and cached[0] is ast:
+        return cached[1]
+    found: dict[str, bool] = {}
+
+    def followed(node: c_ast.Node, name: str, *texts: str) -> bool:
+        index = unit.tok(node, name)
+        tokens = unit.src.tokens if index is not None else []
+        return index is not None and [t.text for t in tokens[index + 1:index + 1 + len(texts)]] == list(texts)
+
+    for node in find(ast, c_ast.Assignment, c_ast.Decl, c_ast.UnaryOp):
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            name = node.lvalue.name
+            found[name] = found.get(name, True) and node.op == "=" and followed(node.lvalue, name, "=", "MPI_COMM_WORLD")
+        elif isinstance(node, c_ast.Decl) and node.name and node.init is not None:
+            found[node.name] = found.get(node.name, True) and followed(node, node.name, "=", "MPI_COMM_WORLD")
+        elif isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(node.expr, c_ast.ID):
+            found.setdefault(node.expr.name, True)  # the address taken: below, unless MPI_Comm_dup's
+    for call in find(ast, c_ast.FuncCall):
+        args = call.args.exprs if call.args else []
+        for position, arg in enumerate(args):
+            if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
+                dup = position == 1 and callee(call) == "MPI_Comm_dup" and \
+                    followed(call.name, "MPI_Comm_dup", "(", "MPI_COMM_WORLD", ",")
+                found[arg.expr.name] = found[arg.expr.name] and dup
+    _WORLD_SETTINGS.clear()
+    _WORLD_SETTINGS[id(ast)] = (ast, found)
+    return found
 
 
 def _outside_loops(node: c_ast.Node, kind: type = c_ast.FuncCall):

@@ -228,6 +228,7 @@ class CountBase:
         if self.threads_vary:  # a share per thread the program computes itself (start[tid], end[tid])
             for n in self.fit_symbols:
                 forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
+            forms.append(1 / T)  # a fixed number of parts shared out (LLNL CLOMP's nearbyint(tid * parts / nt))
         return forms + self._product_forms()
 
     def _product_forms(self) -> list[sp.Expr]:

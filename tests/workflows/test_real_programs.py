@@ -862,6 +862,43 @@ def test_a_global_named_like_a_libc_function_the_runtime_calls(tmp_path):
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 800), {"n": 800})
 
 
+def test_the_process_count_through_a_communicator_variable_set_to_the_world(tmp_path, capsys):
+    """``comm = MPI_COMM_WORLD; MPI_Comm_size(comm, &numMPIprocs);`` (EPCC's mixed-mode
+    benchmarks): numMPIprocs is P and myMPIRank the rank, so the root's loop over numMPIprocs * n
+    is symbolic: exact at 8x in total and on the slowest rank (-29 % and -65 % before)."""
+    run = mpi_program(tmp_path, REAL / "worldalias.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (256, 512) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0 and data["self_check"]["worst_rank_error"] == 0
+    big = run(2, 2048, "big.trace")
+    capsys.readouterr()
+    assert cli.main(["counts", str(tmp_path / "m.json"), "--trace", str(big), "--json"]) == 0
+    keys = json.loads(capsys.readouterr().out)["keys"]
+    for key in ("ops", "startup", "bytes"):
+        assert keys[key]["error"] == 0 and keys[key]["largest_rank"]["error"] == 0, (key, keys[key])
+
+
+def test_a_fixed_number_of_parts_shared_out_among_the_threads(tmp_path, monkeypatch, capsys):
+    """16 parts, a thread's from nearbyint(tid * 16 / nt) (LLNL CLOMP): the loop over a thread's
+    parts is fitted as 16 / T on 1 and 2 threads (c n / T before, +342 % at 8x), exact at 8x."""
+    mpicc, source = find_mpi().mpicc, str(REAL / "ompparts.c")
+    instrumented, plain = tmp_path / "instrumented", tmp_path / "plain"
+    assert cli.main(["cc", "--build-dir", str(tmp_path / "build"), "--", mpicc, "-O1", "-fopenmp", source,
+                     "-o", str(instrumented), "-lm"]) == 0
+    subprocess.run([mpicc, "-O1", "-fopenmp", source, "-o", str(plain), "-lm"], check=True)
+    same_output(instrumented, plain, 100)
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (100, 200)]
+    big = trace(instrumented, tmp_path / "big.trace", 800)
+    capsys.readouterr()
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert "16 trips per entry = 16/T" in capsys.readouterr().err
+    assert_exact(tmp_path / "m.json", big, {"n": 800})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
