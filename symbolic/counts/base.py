@@ -25,6 +25,7 @@ from perfeq.symbolic.symbols import RANK, P, T, grid3, grid_hi, grid_lo, lambdif
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
+MPI_SOURCES = ("mpi_size", "mpi_rank")  # candidates whose value MPI gives: P and the rank
 MAX_EXPONENT = 30  # a parameter this small (and whole) may be the exponent of a size: 2^n, 4^n, 8^n
 PRODUCT_SYMBOLS = 4  # the most sizes varied over the runs whose pairwise products are fit forms
 OFFSET_SHARE = 0.25  # an offset found from two sizes is at most this share of the form's term
@@ -81,9 +82,13 @@ class CountBase:
     # ---- parameters -------------------------------------------------------------------------
     def _param_symbols(self) -> dict[str, sp.Expr]:
         symbols: dict[str, sp.Expr] = {}
-        for unit in self.units.values():
-            for p in unit.params:
-                symbols.setdefault(p.variable, parameter_symbol(p))
+        # the program's own sizes first: a local of another function that MPI_Comm_size sets does
+        # not make every variable of that name the process count (EPCC adept-kernel-mpi's size =
+        # atoi(optarg) in main, int size; MPI_Comm_size(..., &size) in a benchmark never called);
+        # the resolver gives P and the rank where the function's own candidate is MPI's
+        candidates = [p for unit in self.units.values() for p in unit.params]
+        for p in sorted(candidates, key=lambda p: p.source in MPI_SOURCES):
+            symbols.setdefault(p.variable, parameter_symbol(p))
         grids = {p.variable: grid_sides(p) for unit in self.units.values() for p in unit.params
                  if p.source == "procgrid"}
         for variable in list(symbols):  # parallel->rank, grid.nprocs: the rank and P, whatever set them

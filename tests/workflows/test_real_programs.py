@@ -899,6 +899,17 @@ def test_a_fixed_number_of_parts_shared_out_among_the_threads(tmp_path, monkeypa
     assert_exact(tmp_path / "m.json", big, {"n": 800})
 
 
+def test_a_size_named_like_another_functions_process_count(tmp_path):
+    """main's ``size = atoi(argv[1])`` and another function's ``int size; MPI_Comm_size(...,
+    &size)``: size is a parameter (the option's), P only in the function MPI sets it in; exact at 8x
+    (no parameter before: -98.7 %)."""
+    run = mpi_program(tmp_path, REAL / "sizenames.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (16, 32) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert "size" in load_model(tmp_path / "m.json").parameters
+    assert_exact(tmp_path / "m.json", run(2, 128, "big.trace"), {"size": 128})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
