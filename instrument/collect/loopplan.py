@@ -339,7 +339,7 @@ class LoopPlanning:
             attached = attached[1:]
         if attached:
             pragma_tok = self.u.tok(attached[0])
-            first_pp = self.pragma_token(attached[0]) if pragma_tok is None else pragma_tok
+            first_pp = self.pragma_token(attached[0], before=start) if pragma_tok is None else pragma_tok
             if first_pp is not None:
                 wrap_start = self.src.tokens[first_pp].start
         return wrap_start

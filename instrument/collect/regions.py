@@ -149,6 +149,15 @@ class Regions:
         sized = re.search(r"\b(num_threads|if)\s*\(", pragma.string) is not None
         return region_id, ("" if self.parallel else hooks.region(slot, team=not sized))
 
+    def _including(self, before: int | None) -> int | None:
+        """The ``#include`` line among the preprocessor lines right before token ``before``."""
+        index = (before if before is not None else 0) - 1
+        while before is not None and index >= 0 and self.src.tokens[index].kind == "pp":
+            if re.match(r"#\s*include\b", self.src.tokens[index].text):
+                return index
+            index -= 1
+        return None
+
     def share_hook_variables(self, body: c_ast.Node) -> None:
         """After ``default(none)`` in the function's OpenMP constructs: PERFEQ_SHARED, the clause
         listing the hooks' variables (right after it, so a comment ending the line stays after)."""
@@ -161,10 +170,15 @@ class Regions:
             if match:
                 self.u.insert(token.start + match.end(), f" {hooks.SHARED}")
 
-    def pragma_token(self, pragma: c_ast.Pragma) -> int | None:
+    def pragma_token(self, pragma: c_ast.Pragma, before: int | None = None) -> int | None:
         """The token of the preprocessor line a pragma stands on; or, for a pragma a macro writes
         (``_Pragma`` in its body: HPGMG-FV's ``PRAGMA_THREAD_ACROSS_BLOCKS(level, b, nb)``), the
-        macro's name where it is invoked first on the pragma's line."""
+        macro's name where it is invoked first on the pragma's line.  A pragma of an included
+        header (hypre's ``#include "hypre_smp_forloop.h"``, whose last line is ``#pragma omp
+        parallel for ...``): the ``#include`` right before the token ``before`` (the statement it
+        applies to), with only preprocessor lines between; None without ``before``."""
+        if not self.u.in_main(pragma):
+            return self._including(before)
         line = pragma.coord.line
         first = None
         for i, tok in enumerate(self.src.tokens):

@@ -910,6 +910,23 @@ def test_a_size_named_like_another_functions_process_count(tmp_path):
     assert_exact(tmp_path / "m.json", run(2, 128, "big.trace"), {"size": 128})
 
 
+def test_a_loops_pragma_from_an_included_header(tmp_path, monkeypatch, capsys):
+    """``#include "smp_forloop.h"`` whose last line is ``#pragma omp parallel for``, then the for
+    (hypre in AMG2013): the loop's braces and hooks open before the #include, not between the
+    pragma and its loop (no instrumented build before); same output, exact at 8x on 2 threads."""
+    instrumented, plain = build(REAL / "pragmainclude" / "main.c", tmp_path, "-fopenmp")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    same_output(instrumented, plain, 1000)
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (1000, 2000)]
+    big = trace(instrumented, tmp_path / "big.trace", 8000)
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", big, {"n": 8000})
+
+
 def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tmp_path):
     """CoMD's link cells: a loop bound kept in an array element (data to perfeq), floor(0.77 n / P) + 2.
     No c * form and no a + b * form is exact on the four training runs; k * (floor(c n / P) + j) is,
