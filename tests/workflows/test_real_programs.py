@@ -81,6 +81,16 @@ def trace(binary: Path, path: Path, *args: object) -> Path:
     return path
 
 
+def thread_traces(monkeypatch, binary: Path, folder: Path, sizes: tuple[int, ...]) -> list[Path]:
+    """Traces of ``binary N`` at each of ``sizes`` on 1 and 2 OpenMP threads; OMP_NUM_THREADS is
+    left at 2."""
+    traces = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        traces += [trace(binary, folder / f"{n}-{threads}.trace", n) for n in sizes]
+    return traces
+
+
 def assert_exact(model_path: Path, trace_path: Path, values: dict[str, float]) -> None:
     """The model's counts at ``values`` equal what the run measured, key by key."""
     model = load_model(model_path)
@@ -888,10 +898,7 @@ def test_a_fixed_number_of_parts_shared_out_among_the_threads(tmp_path, monkeypa
                      "-o", str(instrumented), "-lm"]) == 0
     subprocess.run([mpicc, "-O1", "-fopenmp", source, "-o", str(plain), "-lm"], check=True)
     same_output(instrumented, plain, 100)
-    small = []
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (100, 200)]
+    small = thread_traces(monkeypatch, instrumented, tmp_path, (100, 200))
     big = trace(instrumented, tmp_path / "big.trace", 800)
     capsys.readouterr()
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
@@ -917,10 +924,7 @@ def test_a_loops_pragma_from_an_included_header(tmp_path, monkeypatch, capsys):
     instrumented, plain = build(REAL / "pragmainclude" / "main.c", tmp_path, "-fopenmp")
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     same_output(instrumented, plain, 1000)
-    small = []
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (1000, 2000)]
+    small = thread_traces(monkeypatch, instrumented, tmp_path, (1000, 2000))
     big = trace(instrumented, tmp_path / "big.trace", 8000)
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     assert json.loads((tmp_path / "m.json").read_text())["self_check"]["worst_error"] == 0
