@@ -315,7 +315,7 @@ class Resolver:
         if root == name or root not in self.fdesc.locals or "[" in name:
             return None
         rest = name[len(root):]
-        setting = []  # (call, position, unit, index, function, assignment)
+        setting = []  # (call, unit, index, function, its assignments of the field)
         for call in self.unit.data.calls:
             if call.function != self.function or call.line > self.line or (after is not None and call.line <= after):
                 continue
