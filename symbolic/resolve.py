@@ -26,6 +26,7 @@ from perfeq.symbolic.communicators import cart_coordinate, cart_neighbour, commu
 from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
+    MPI_SOURCES,
     RANK,
     P,
     formal_arguments,
@@ -137,7 +138,7 @@ class Resolver:
                 if induction["var"] == name:
                     return self._induction(loop, induction)
         own = next((p for p in self.unit.params if p.variable == name and p.function == self.function), None)
-        if own is not None and own.source in ("mpi_size", "mpi_rank") and self.param_symbols.get(name) not in (P, RANK):
+        if own is not None and own.source in MPI_SOURCES and self.param_symbols.get(name) not in (P, RANK):
             return parameter_symbol(own)  # this function's MPI_Comm_size(..., &size), another's size an option
         if name in self.param_symbols and any(
             p.variable == name and (p.function == self.function or self._named_by_user(p, name))

@@ -833,18 +833,14 @@ def _world_alias(unit, name: str) -> bool:
     return _world_settings(unit).get(name, False)
 
 
-_WORLD_SETTINGS: dict[int, tuple[c_ast.Node, dict[str, bool]]] = {}
-
-
 def _world_settings(unit) -> dict[str, bool]:
     """Every variable the unit (a UnitCollector) sets: name -> whether each setting is the world,
     read in the source's tokens (the preprocessor expands ``MPI_COMM_WORLD``, MPICH's to a cast
     constant): ``name = MPI_COMM_WORLD``, ``MPI_Comm name = MPI_COMM_WORLD``, ``MPI_Comm_dup(
     MPI_COMM_WORLD, &name)``."""
+    if unit.world_settings is not None:
+        return unit.world_settings
     ast = unit.ast
-    cached = _WORLD_SETTINGS.get(id(ast))
-    if cached is not None and cached[0] is ast:
-        return cached[1]
     found: dict[str, bool] = {}
 
     def followed(node: c_ast.Node, name: str, *texts: str) -> bool:
@@ -867,8 +863,7 @@ def _world_settings(unit) -> dict[str, bool]:
                 dup = position == 1 and callee(call) == "MPI_Comm_dup" and \
                     followed(call.name, "MPI_Comm_dup", "(", "MPI_COMM_WORLD", ",")
                 found[arg.expr.name] = found[arg.expr.name] and dup
-    _WORLD_SETTINGS.clear()
-    _WORLD_SETTINGS[id(ast)] = (ast, found)
+    unit.world_settings = found
     return found
 
 

@@ -74,6 +74,7 @@ class UnitCollector:
         self.globals = Scope()
         self.user_functions: set[str] = set(program_functions)  # defined in this unit or another of the program
         self.program_getters = program_getters  # functions of other units returning a number they read
+        self.world_settings: dict[str, bool] | None = None  # communicator variables: set only to the world?
         self.functions: set[str] = set()  # every function the unit declares or defines (a library's too)
         self.prototypes: dict[str, c_ast.FuncDecl] = {}  # the declarations of functions, by name
         self.defined: list[c_ast.FuncDef] = []

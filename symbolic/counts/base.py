@@ -20,12 +20,11 @@ import sympy as sp
 from perfeq.instrument.descriptors import CondDescriptor, FunctionDescriptor
 from perfeq.symbolic.observe import ContextObservation, RunObservation
 from perfeq.symbolic.resolve import UnitView, parameter_symbol
-from perfeq.symbolic.symbols import RANK, P, T, grid3, grid_hi, grid_lo, lambdify_numpy
+from perfeq.symbolic.symbols import MPI_SOURCES, RANK, P, T, grid3, grid_hi, grid_lo, lambdify_numpy
 
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
-MPI_SOURCES = ("mpi_size", "mpi_rank")  # candidates whose value MPI gives: P and the rank
 MAX_EXPONENT = 30  # a parameter this small (and whole) may be the exponent of a size: 2^n, 4^n, 8^n
 PRODUCT_SYMBOLS = 4  # the most sizes varied over the runs whose pairwise products are fit forms
 OFFSET_SHARE = 0.25  # an offset found from two sizes is at most this share of the form's term
@@ -304,8 +303,7 @@ class CountBase:
         try:
             return _finite_at_items(form, _key(values))
         except TypeError:  # a value that cannot be hashed
-            value = form.subs(values)
-            return bool(value.free_symbols) or _finite(value) is not None
+            return _holds_value(form.subs(values))
 
     def _fit_samples(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
         """Choose c * form for the measured trips per entry.
@@ -467,7 +465,11 @@ def _value_at(form: sp.Expr, values: dict) -> float | None:
 
 @lru_cache(maxsize=1 << 16)
 def _finite_at_items(form: sp.Expr, items: frozenset) -> bool:
-    value = _substituted(form, items)
+    return _holds_value(_substituted(form, items))
+
+
+def _holds_value(value: sp.Expr) -> bool:
+    """A substituted form that still holds symbols (the rank, loop variables) or is finite."""
     return bool(value.free_symbols) or _finite(value) is not None
 
 
