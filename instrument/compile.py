@@ -95,9 +95,11 @@ def compile_instrumented(
     runtime = None
     if line.links:
         runtime = build_runtime(line.compiler + _runtime_flags(line.flags), build_dir / "runtime", mpi=uses_mpi)
-    extra = [f"-I{runtime_include_dir()}"] + [f"-I{d}" for d in includes]
+    # the sources' folders go after the user's -I (the copies name their own folder's headers by
+    # path): they serve an include a macro writes, which the copies cannot rename
+    after = [f"-I{d}" for d in includes]
     for cmd in _commands(line, new_args):
-        cmd = line.compiler + extra + cmd
+        cmd = line.compiler + [f"-I{runtime_include_dir()}"] + cmd + after
         if runtime is not None:
             cmd += [str(o) for o in runtime.objects]
         if verbose:

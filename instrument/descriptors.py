@@ -184,6 +184,9 @@ class ArrayShape:
 
 # sources of parameters that are macros: their value is the build's, kept in the descriptors
 MACRO_SOURCES = ("define", "macro")
+# candidates whose value MPI gives, P and the rank: described, not recorded (the trace has both; a
+# program's `size` read from argv in main and set by MPI_Comm_size elsewhere recorded one value)
+MPI_SOURCES = ("mpi_size", "mpi_rank")
 _NUMBER = re.compile(r"^[(\s]*([-+]?)\s*(0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)[uUlLfF]*[)\s]*$")
 
 

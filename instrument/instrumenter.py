@@ -91,6 +91,10 @@ def instrument_file(
     body = insert.apply(source, inserted + insert.twin_insertions(source, inserted, twins, display), display)
     copy_of = {inc.named: copies[marker].resolve() for marker, inc in included.items()}
     body = _replace_includes(body, copy_of.get)  # the #include of each included .c names its instrumented copy
+    # the copy is compiled from another folder: a header of the source's own folder, which a quoted
+    # #include finds before any -I, is named by its path (a/x.c's "headers.h" is a/headers.h even
+    # when b/ has one too and both folders are on the line: hypre's AMG2013)
+    body = _absolute_includes(body, path.absolute().parent)
     content = insert.preamble(unit, display, descriptors_path, collector.leaf_table()) + body
     write_atomic(descriptors_path, unit.to_json())
     for marker, inc in included.items():
@@ -152,8 +156,9 @@ def _copy_path(output: Path, index: int, included: Path) -> Path:
 
 
 def _absolute_includes(text: str, folder: Path) -> str:
-    """``#include "x.h"`` of a copy moved out of ``folder`` names the file it named there."""
-    return _replace_includes(text, lambda name: (folder / name).resolve() if (folder / name).is_file() else None)
+    """``#include "x.h"`` of a copy moved out of ``folder`` names the file it named there (the path
+    as the compiler forms it, folder and name joined: a symbolic link is not followed)."""
+    return _replace_includes(text, lambda name: folder / name if (folder / name).is_file() else None)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfeq.errors import RunError, UsageError
+from perfeq.errors import RunError, TraceError, UsageError
 from perfeq.runtime.merge import MergeResult, merge_rank_traces
 from perfeq.runtime.trace import IncompleteTraceWarning
 from perfeq.toolchain import mpi_env
@@ -80,7 +80,8 @@ def run_instrumented(command: Sequence[str], output: Path | None = None, *,
         except OSError as exc:
             raise RunError(f"cannot run {command[0]}: {exc.strerror or exc}") from None
         status = exit_status_of(completed.returncode)
-        rank_files = sorted(folder.glob("rank.*.trace"))
+        # A rank that died before its first record leaves an empty file: a missing rank, not a trace.
+        rank_files = [f for f in sorted(folder.glob("rank.*.trace")) if f.stat().st_size > 0]
         if not rank_files:
             if status != 0:
                 _say(f"the program exited with status {status} and wrote no trace")
@@ -89,7 +90,13 @@ def run_instrumented(command: Sequence[str], output: Path | None = None, *,
                            "with the perfeq runtime), and do not set PERFEQ_ENABLE=0")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", IncompleteTraceWarning)
-            merge = merge_rank_traces(rank_files, output, command=command, exit_status=status)
+            try:
+                merge = merge_rank_traces(rank_files, output, command=command, exit_status=status)
+            except TraceError as exc:
+                if status == 0:
+                    raise
+                _say(f"the program exited with status {status}; what it recorded is not a trace ({exc})")
+                return RunResult(status, None, None)
         for warning in caught:
             _say(f"warning: {warning.message}")
     finally:

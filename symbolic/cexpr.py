@@ -202,7 +202,7 @@ class _Converter:
         if op == "*":
             return left * right
         if op == "/":
-            if _is_integer(left) and _is_integer(right):
+            if _is_integer(left) and _is_integer(right) and not (_floating(node.left) or _floating(node.right)):
                 return sp.floor(left / right)
             return left / right
         if op == "%":
@@ -274,6 +274,34 @@ def with_arguments(expr: sp.Expr, function, args: list[str], resolve: Resolver) 
 
 def _is_integer(value: sp.Expr) -> bool:
     return bool(getattr(value, "is_integer", False))
+
+
+_FLOATING_TYPES = ("double", "float", "long double")
+# <math.h> functions whose value is a double (those of _FUNCTIONS, and the rounding ones)
+_FLOATING_CALLS = frozenset({"sqrt", "cbrt", "log", "log2", "log10", "exp", "exp2", "pow", "ceil", "floor", "fabs",
+                             "fmin", "fmax", "trunc", "round", "rint", "nearbyint", "atof", "strtod", "drand48"})
+
+
+def _floating(node: c_ast.Node) -> bool:
+    """Whether C gives the expression ``node`` a floating type, as far as its text says: a floating
+    constant (``2.0``), a cast to a floating type, a <math.h> call, or arithmetic on one of those.
+    (Its sympy value cannot say: 100000.0 is the integer 100000 there, and (double)n is n.)  A
+    variable is not looked up: ``d / 2`` with ``double d = n`` still divides as integers."""
+    if isinstance(node, c_ast.Constant):
+        return node.type in _FLOATING_TYPES
+    if isinstance(node, c_ast.Cast):
+        typ = node.to_type.type
+        return (isinstance(typ, c_ast.TypeDecl) and isinstance(typ.type, c_ast.IdentifierType)
+                and " ".join(typ.type.names) in _FLOATING_TYPES)
+    if isinstance(node, c_ast.BinaryOp):
+        return node.op in ("+", "-", "*", "/") and (_floating(node.left) or _floating(node.right))
+    if isinstance(node, c_ast.UnaryOp):
+        return node.op in ("-", "+") and _floating(node.expr)
+    if isinstance(node, c_ast.TernaryOp):
+        return _floating(node.iftrue) or _floating(node.iffalse)
+    if isinstance(node, c_ast.FuncCall):
+        return isinstance(node.name, c_ast.ID) and node.name.name in _FLOATING_CALLS
+    return False
 
 
 def _is_condition(value: sp.Basic) -> bool:

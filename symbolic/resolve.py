@@ -19,14 +19,19 @@ from functools import partial
 import sympy as sp
 
 from perfeq.arguments import path_root
-from perfeq.instrument.descriptors import Assignment, CommDescriptor, LoopDescriptor, UnitDescriptors
+from perfeq.instrument.descriptors import (
+    MPI_SOURCES,
+    Assignment,
+    CommDescriptor,
+    LoopDescriptor,
+    UnitDescriptors,
+)
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
 from perfeq.symbolic.communicators import cart_coordinate, cart_neighbour, communicator
 from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
-    MPI_SOURCES,
     RANK,
     P,
     formal_arguments,

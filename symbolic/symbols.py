@@ -83,9 +83,6 @@ def formal_arguments(function: str, params: list[str], args: list[str],
     return dict(sorted(found.items(), key=lambda item: (params.index(item[1][0]), item[0].name)))
 
 
-MPI_SOURCES = ("mpi_size", "mpi_rank")  # candidates whose value MPI gives: P and the rank
-
-
 def parameter_symbol(param: ParamDescriptor) -> sp.Expr:
     """The symbol of a parameter candidate: P, the rank and T for theirs, else its size symbol."""
     source, symbol = param.source, param.symbol

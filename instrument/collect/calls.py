@@ -660,7 +660,7 @@ class CallSites:
             line = call.coord.line
         self.u.unit.params.append(d.ParamDescriptor(variable=variable, symbol=symbol, source=source,
                                                     function=self.index, line=line, text=text))
-        if not self.parallel:
+        if not self.parallel and source not in d.MPI_SOURCES:
             self.after_statement(stmt, hooks.param(variable, access or variable))
             if not self._written_again(stmt, variable):
                 self.after_top_statement(variable, hooks.param(variable, access or variable))

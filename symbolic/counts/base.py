@@ -17,10 +17,10 @@ from functools import cached_property, lru_cache
 import numpy as np
 import sympy as sp
 
-from perfeq.instrument.descriptors import CondDescriptor, FunctionDescriptor
+from perfeq.instrument.descriptors import MPI_SOURCES, CondDescriptor, FunctionDescriptor
 from perfeq.symbolic.observe import ContextObservation, RunObservation
 from perfeq.symbolic.resolve import UnitView, parameter_symbol
-from perfeq.symbolic.symbols import MPI_SOURCES, RANK, P, T, grid3, grid_hi, grid_lo, lambdify_numpy
+from perfeq.symbolic.symbols import RANK, P, T, grid3, grid_hi, grid_lo, lambdify_numpy
 
 # A fitted form (of trips, values, array counts) or a measured factor is kept when it reproduces
 # every run within this (relative); the bytes of a fitted array count are checked against it too.

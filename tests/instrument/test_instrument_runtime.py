@@ -130,7 +130,10 @@ def test_mpi_sites_and_params(tmp_path: Path) -> None:
     status, stdout, trace = traced([*launcher, str(binary), "12"], tmp_path / "mpi.trace")
     assert (status, stdout) == original_output(original, ["12"], launcher)
     unit = result.descriptors
-    assert trace.params["n"] == 12 and trace.params["size"] == 2
+    assert trace.params["n"] == 12
+    # MPI_Comm_size's variable is described (P) and not recorded: the trace holds P itself
+    assert "size" not in trace.params and trace.nranks == 2
+    assert [(p.variable, p.source) for p in unit.params if p.source == "mpi_size"] == [("size", "mpi_size")]
     by_site = {}
     for rank in (0, 1):
         for context in contexts(trace, "main", rank):

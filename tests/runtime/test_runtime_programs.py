@@ -212,6 +212,23 @@ def test_a_crash_leaves_an_incomplete_trace(serial: dict[str, Path], tmp_path: P
     assert trace.ranks[0].header["argv"] == [str(serial["crash"])]
 
 
+def test_a_rank_that_died_before_its_header_passes_the_status_through(tmp_path: Path, capfd) -> None:
+    """A process killed between opening its trace and writing the header leaves an empty file (a
+    program's global named `time` crashed the runtime there): `perfeq run` exited 2 on "empty trace:
+    no header" instead of with the program's status.  Now: the program's status, said once, and no
+    trace written.  (The shell stands in for the dying process: the moment cannot be hit at will.)"""
+    output = tmp_path / "t.trace"
+    dying = 'f=$(printf %s "$PERFEQ_TRACE" | sed s/%r/0/); : > "$f"; exit 11'
+    assert run_instrumented(["sh", "-c", dying], output).exit_status == 11
+    assert "exited with status 11 and wrote no trace" in capfd.readouterr().err
+    assert not output.exists()
+    # a rank cut off in the middle of its header: the status, said once, no trace
+    half = 'printf \'{"record":"header"\' > "$(printf %s "$PERFEQ_TRACE" | sed s/%r/0/)"; exit 12'
+    assert run_instrumented(["sh", "-c", half], output).exit_status == 12
+    assert "exited with status 12; what it recorded is not a trace" in capfd.readouterr().err
+    assert not output.exists()
+
+
 def test_recursion_is_folded(serial: dict[str, Path], tmp_path: Path, capfd) -> None:
     status, trace = traced([str(serial["recurse"]), "20"], tmp_path)
     assert status == 0 and capfd.readouterr().out == "fib(20)=6765\n"

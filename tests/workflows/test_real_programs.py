@@ -917,6 +917,31 @@ def test_a_size_named_like_another_functions_process_count(tmp_path):
     assert_exact(tmp_path / "m.json", run(2, 128, "big.trace"), {"size": 128})
 
 
+def test_a_size_named_like_a_process_count_set_after_it(tmp_path):
+    """The same program with the other function run too, after main read the size: the runtime
+    keeps one value per name, and MPI_Comm_size's `size` (P) was recorded last, so every trace said
+    size = P.  MPI's candidates are no longer recorded (the trace has P and the rank)."""
+    run = mpi_runs(tmp_path, REAL / "sizenames.c")
+    small = [run(procs, n, "both") for n in (16, 32) for procs in (1, 2)]
+    assert read_trace(small[0]).ranks[0].params["size"] == 16
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", run(2, 128, "both"), {"size": 128})
+
+
+def test_sizes_divided_in_floating_point(tmp_path):
+    """ceil(100000.0 / (16.0 * n)), (int)(3 * n / 2.0), ceil((double)n / 3): C divides in double;
+    perfeq divided as integers, a floor (CLOMP's iteration count: 62 for 63).  Exact at 8x."""
+    run = mpi_program(tmp_path, REAL / "floatdiv.c", libraries=("-lm",))
+    plain = tmp_path / "plain"
+    subprocess.run([find_mpi().mpicc, "-O1", str(REAL / "floatdiv.c"), "-o", str(plain), "-lm"], check=True)
+    assert same_output(tmp_path / "prog", plain, 100).startswith("63 150 34 ")
+    small = [run(1, n, f"{n}.trace") for n in (100, 201)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0 and not data["fallbacks"]
+    assert_exact(tmp_path / "m.json", run(1, 801, "big.trace"), {"n": 801})
+
+
 def test_a_loops_pragma_from_an_included_header(tmp_path, monkeypatch, capsys):
     """``#include "smp_forloop.h"`` whose last line is ``#pragma omp parallel for``, then the for
     (hypre in AMG2013): the loop's braces and hooks open before the #include, not between the
@@ -1627,6 +1652,22 @@ def test_files_of_one_name_in_two_folders_compiled_one_at_a_time(tmp_path, monke
         assert (described["source"], described["digest"]) == (unit.source, unit.digest)
     small = [trace(tmp_path / "prog", tmp_path / f"{n}.trace", n) for n in (100, 200)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+
+
+def test_each_folder_keeps_its_own_header_of_a_shared_name(tmp_path, monkeypatch):
+    """a/kernel.c and b/kernel.c include "headers.h", each its own folder's, all on one line (hypre's
+    AMG2013: 123 sources in 12 folders, a headers.h in each).  perfeq cc put -I<each source folder>
+    before the user's flags and compiled the copies from its build folder, so both copies got
+    a/headers.h: b_every undefined at the link.  Now each copy names its own folder's header."""
+    monkeypatch.chdir(REAL / "sameheaders")
+    sources = ("main.c", "a/kernel.c", "b/kernel.c")
+    plain = tmp_path / "plain"
+    subprocess.run([find_mpi().mpicc, "-O1", *sources, "-o", str(plain)], check=True)
+    run = mpi_program(tmp_path, *map(Path, sources))
+    assert same_output(tmp_path / "prog", plain, 90) == "267 87\n"
+    small = [run(1, n, f"t{n}") for n in (30, 60)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    assert_exact(tmp_path / "m.json", run(1, 240, "big"), {"n": 240})
 
 
 def test_one_source_built_per_compiled_in_size_in_one_folder(tmp_path):
