@@ -216,7 +216,9 @@ def _scan_markers(text: str, path: str, include_dirs: tuple[Path, ...] = ()) -> 
             header_lines.setdefault(current, set()).add(line)
         line += 1
     homes = (Path(path).resolve().parent, Path.cwd().resolve(), *include_dirs)
-    own = frozenset(h for h in headers if h != marker_name and _inside(Path(h), homes))
+    # a .c file the unit includes is the program's wherever it is (an OpenMP variant's
+    # #include "../source/driver.c", the driver's main in a sibling folder)
+    own = frozenset(h for h in headers if h != marker_name and (_inside(Path(h), homes) or h.endswith(".c")))
     return Preprocessed(text="\n".join(lines), marker_name=marker_name or path, active_lines=active,
                         user_headers=own, macros=macros, function_macros=function_macros,
                         header_lines={h: header_lines.get(h, set()) for h in own},

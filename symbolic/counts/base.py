@@ -366,15 +366,17 @@ class CountBase:
         _, constant, form = min(tied, key=lambda c: (not c[1].is_integer, c[1].q if c[1].is_Rational else 10**9))
         return constant * form, f" (fitted on {len(samples)} runs, worst error {best_error:.1%})"
 
-    def _nearest_form(self, samples: list[tuple[dict, sp.Rational]]) -> tuple[sp.Expr | None, str]:
+    def _nearest_form(self, samples: list[tuple[dict, sp.Rational]], baseline: float | None = None,
+                      what: str = "the first run's constant") -> tuple[sp.Expr | None, str]:
         """When no form reproduces the runs within :data:`FIT_TOLERANCE`: the c * form nearest to
         them (c the geometric mean of trips / form over the runs, the form with the smallest worst
-        relative error), taken only when it is off by at most half as much as the first run's
-        constant would be (trips that clearly grow or shrink with the size); None otherwise."""
+        relative error), taken only when it is off by at most half as much as ``baseline``, the
+        worst relative error of the rule it replaces (default: the first run's constant, for trips
+        that clearly grow or shrink with the size); None otherwise."""
         if len(samples) < 2 or any(t <= 0 for _, t in samples):
             return None, ""
         trips = np.array([float(t) for _, t in samples])
-        constant = float(np.max(np.abs(trips[0] - trips) / trips))
+        constant = float(np.max(np.abs(trips[0] - trips) / trips)) if baseline is None else baseline
         best = None  # (worst relative error, c, form)
         for form in self._forms():
             bases = [_value_at(form, v) for v, _ in samples]
@@ -390,7 +392,7 @@ class CountBase:
         error, c, form = best
         c = sp.nsimplify(c, rational=True, tolerance=1e-6 * max(abs(c), 1.0))
         return c * form, (f" (NO form within {FIT_TOLERANCE:.0%}: the nearest, off by up to {error:.1%} on the "
-                          f"{len(samples)} runs, where the first run's constant would be off by {constant:.1%})")
+                          f"{len(samples)} runs, where {what} would be off by {constant:.1%})")
 
     def _worst_error(self, samples: list[tuple[dict, sp.Rational]], expr: sp.Expr) -> float:
         """The largest relative difference between ``expr`` and the samples (inf where it has no number)."""
