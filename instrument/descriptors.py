@@ -73,6 +73,10 @@ class LoopDescriptor:
     # other variables the header steps with var (``for (ng = nn, n = 0; ...; n++, ng++)``), each
     # {"var", "init", "stride"} (C text): var's iteration t gives them init + t * stride
     inductions: list[dict[str, str]] = field(default_factory=list)
+    # collapse(n): the n - 1 loops inside this one that the construct makes one iteration space with
+    # it, outermost first, each {"var", "init", "op", "bound", "stride"} (C text, as this loop's);
+    # body_block is the innermost body
+    nest: list[dict[str, str | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -143,9 +143,11 @@ def preprocess(path: Path, compiler: list[str], flags: list[str], encoding: str 
     with tempfile.TemporaryDirectory(prefix="perfeq-pp-") as tmp:
         prelude = Path(tmp) / "perfeq_prelude.h"
         prelude.write_text(PRELUDE)
-        cmd = [*compiler, "-E", "-dD", *preprocessor_flags(flags)]
+        # the prelude before the user's own -include (a file with no #include lines built with
+        # -include stdio.h: stdarg.h's __builtin_va_list came before its typedef)
+        cmd = [*compiler, "-E", "-dD", "-include", str(prelude), *preprocessor_flags(flags)]
         cmd += [f"-D{d}" for d in NEUTRAL_DEFINES]
-        cmd += ["-include", str(prelude), str(path)]
+        cmd.append(str(path))
         try:
             proc = subprocess.run(cmd, capture_output=True, check=False)
         except FileNotFoundError:

@@ -93,6 +93,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
         self.block_item: c_ast.Node | None = None  # the statement of a block being walked (items)
         self.guards: dict[int, int | None] = {}  # id of a search loop's guard if -> its predictor (loops.py)
+        self.nests: dict[int, list[dict[str, str | None]]] = {}  # a collapse(n) loop id -> its inner loops (loops.py)
         self.scope = Scope(unit.globals)
         self.assignments: list[d.Assignment] = []
         self.params: list[str] = []
@@ -216,6 +217,11 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         if brace is None:
             self.u.warn(fd.coord.line, None, f"function '{self.name}' is not instrumented: its body "
                         "does not start where the parser says (a macro?)")
+            # its descriptor all the same, without slots or blocks: the functions after it keep their
+            # index into the unit's table (MP-sort's six comparators written by a DEFTYPE macro
+            # shifted the rest, whose hooks then read past the table: SIGSEGV)
+            self.u.unit.functions.append(self.descriptor(nslots=0, nvalues=0, entry_block=-1, assignments=[],
+                                                         inlined_ops=None))
             return
         self.has_goto = any(True for _ in find(fd.body, c_ast.Goto, c_ast.Label))
         first_block = len(self.u.unit.blocks)

@@ -190,6 +190,7 @@ class LoopStatements(LoopPlanning):
             in_parallel=bool(self.parallel), worksharing=plan.worksharing, flags=list(plan.flags),
             predictor=predictor, once=bool(self.once),
             inductions=[{"var": n, "init": i, "stride": st} for n, i, st in form.inductions],
+            nest=self.nests.pop(loop_id, []),
         )
         return self.src.tokens[plan.header.end].end
 
@@ -252,7 +253,9 @@ class LoopStatements(LoopPlanning):
         saved_block = self.block
         anchor = saved_block.id if saved_block else None
         if plan.collapse > 1:
-            body_block = self._collapsed_body(node.stmt, plan.collapse - 1, depth, anchor)
+            nest: list[dict[str, str | None]] = []
+            body_block = self._collapsed_body(node.stmt, plan.collapse - 1, depth, anchor, nest)
+            self.nests[loop_id] = nest
         else:
             trips = plan.trips
             _, body_block = self.sub_statement(plan.header.body_first, node.stmt, "body", depth, anchor,
@@ -271,8 +274,11 @@ class LoopStatements(LoopPlanning):
         self.block = saved_block
         return body_block
 
-    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int, anchor: int | None) -> int | None:
-        """Inner loops of a collapse(n) nest: no code may stand between them; count the innermost body."""
+    def _collapsed_body(self, stmt: c_ast.Node, levels: int, depth: int, anchor: int | None,
+                        nest: list[dict[str, str | None]]) -> int | None:
+        """Inner loops of a collapse(n) nest: no code may stand between them; count the innermost
+        body, and add each inner loop's header to ``nest`` (its iterations are the product of theirs
+        when the nest is rectangular: the symbolic stage's word)."""
         inner = stmt
         while isinstance(inner, c_ast.Compound) and len(inner.block_items or []) == 1:
             inner = inner.block_items[0]
@@ -281,10 +287,12 @@ class LoopStatements(LoopPlanning):
         start = self.u.tok(inner, "for")
         if start is None:
             return None
+        form = self.loop_form(inner, "for")
+        nest.append({"var": form.var, "init": form.init, "op": form.op, "bound": form.bound, "stride": form.stride})
         open_ = self.src.expect(start + 1, "(")
         close = self.src.match_bracket(open_)
         if levels > 1:
-            return self._collapsed_body(inner.stmt, levels - 1, depth, anchor)
+            return self._collapsed_body(inner.stmt, levels - 1, depth, anchor, nest)
         return self.sub_statement(close + 1, inner.stmt, "body", depth, anchor)[1]
 
 
