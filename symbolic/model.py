@@ -449,6 +449,42 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     run = _rename_params(primary, params or {})
     counter = CountModel(run, others)
     contexts = counter.build()
+    parts = [(counter, contexts, primary), *_other_contexts(primary, runs, contexts, params or {})]
+    items: list[ModelItem] = []
+    for part_counter, part_contexts, _ in parts:
+        items += _context_items(part_counter, part_contexts, signatures)
+    sync = [site for part_counter, part_contexts, original in parts
+            for site in _sync_sites(part_counter, part_contexts, runs, original)]
+    items = [it for it in items if any(v != 0 for v in it.counts.values())]
+    for it in items:
+        it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) and _expandable(v) else v
+                     for k, v in it.counts.items()}
+    nests = [nest for part_counter, part_contexts, _ in parts for nest in nest_items(part_counter, part_contexts)]
+    parameters, unused = _promoted(counter, items, nests, runs, traces)
+    model = CostModel(
+        program=next(iter(run.units.values())).source if run.units else str(traces[0]),
+        parameters=parameters,
+        items=items,
+        nests=nests,
+        fallbacks=_once([f.message() for part_counter, _, _ in parts for f in part_counter.fallbacks])
+        + _confounded(parameters, runs)
+        + _unsited(runs, traces) + _unrecorded_sizes(counter, runs) + _uninstrumented_loops(run) + _recursion(run),
+        traces=[str(t) for t in traces],
+        runs=[{"params": r.params, "P": r.nranks, "T": r.threads, "mpi": r.mpi} for r in runs],
+        unused=unused,
+        digest=program_digest(unit.digest for unit in run.units.values()),
+        sync=sync,
+    )
+    if check:
+        fidelity = fidelity_check.self_check(model, runs, traces)
+        fidelity.held_out = fidelity_check.leave_one_out(traces, build_model, params)
+        model.self_check = fidelity.to_dict()
+    return model
+
+
+def _context_items(counter: CountModel, contexts, signatures: bool) -> list[ModelItem]:
+    """The model items (blocks, loops, regions, MPI call sites) of the counted contexts."""
+    run = counter.run
     items: list[ModelItem] = []
     for cc in contexts:
         unit = cc.unit.data
@@ -479,31 +515,26 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
                 sent, nbytes, critical = cc.comms[comm.id]
                 items.append(_model_item(chimod.comm_item(unit, comm, sent, nbytes, critical, context)))
                 items[-1].signature = {"call": comm.call, "calls": sp.sympify(cc.blocks.get(comm.block, 0))}
-    sync = _sync_sites(counter, contexts, runs, primary)
-    items = [it for it in items if any(v != 0 for v in it.counts.values())]
-    for it in items:
-        it.counts = {k: sp.nsimplify(sp.expand(v)) if not v.has(sp.Function) and _expandable(v) else v
-                     for k, v in it.counts.items()}
-    nests = nest_items(counter, contexts)
-    parameters, unused = _promoted(counter, items, nests, runs, traces)
-    model = CostModel(
-        program=next(iter(run.units.values())).source if run.units else str(traces[0]),
-        parameters=parameters,
-        items=items,
-        nests=nests,
-        fallbacks=_once([f.message() for f in counter.fallbacks]) + _confounded(parameters, runs)
-        + _unsited(runs, traces) + _unrecorded_sizes(counter, runs) + _uninstrumented_loops(run) + _recursion(run),
-        traces=[str(t) for t in traces],
-        runs=[{"params": r.params, "P": r.nranks, "T": r.threads, "mpi": r.mpi} for r in runs],
-        unused=unused,
-        digest=program_digest(unit.digest for unit in run.units.values()),
-        sync=sync,
-    )
-    if check:
-        fidelity = fidelity_check.self_check(model, runs, traces)
-        fidelity.held_out = fidelity_check.leave_one_out(traces, build_model, params)
-        model.self_check = fidelity.to_dict()
-    return model
+    return items
+
+
+def _other_contexts(primary: RunObservation, runs: list[RunObservation], counted, params: dict[str, str]):
+    """The contexts the primary run never entered, counted from the runs that did: code that only
+    runs on one process (``if (numprocs == 1) serial(); else parallel();``), or only at some sizes.
+    Each such run in turn (most contexts first) is the main run of a count model over all the runs,
+    which counts only the contexts no earlier model had; yields (count model, its contexts, the run)."""
+    covered = {cc.obs.path() for cc in counted}
+    rest = [r for r in runs if r is not primary]
+    rest.sort(key=lambda r: -sum(1 for _ in r.contexts()))
+    for other in rest:
+        missing = {node.path() for node in other.contexts()} - covered
+        if not missing:
+            continue
+        counter = CountModel(_rename_params(other, params), [r for r in runs if r is not other])
+        contexts = counter.build(missing)
+        covered |= missing
+        if contexts:
+            yield counter, contexts, other
 
 
 def _sync_sites(counter: CountModel, contexts, runs: list[RunObservation], primary: RunObservation) -> list[SyncSite]:
@@ -634,9 +665,10 @@ def _confounded(parameters: dict[str, dict], runs: list[RunObservation]) -> list
 def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
     """The runs with the one whose call tree has the most contexts first, among equals the one that
     ran the most of its blocks and call sites, then the most processes (then the given order): the
-    model is built on that run's contexts, and an item it never ran is not in the model, so code
-    that only runs on more processes (a halo exchange's packing functions, absent from a
-    one-process trace; a send that a one-process run always handled locally) is in it."""
+    model is built on that run's contexts (code that only runs on more processes, a halo exchange's
+    packing functions, is in that run; a send a one-process run always handled locally has its
+    sizes there), and the contexts only the other runs entered are added from them
+    (:func:`_other_contexts`)."""
     def ran(run: RunObservation) -> int:  # blocks executed and MPI call sites reached, over the contexts
         count = 0
         for ctx in run.contexts():

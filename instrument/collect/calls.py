@@ -45,7 +45,8 @@ _QUIET_MPI = re.compile(r"MPI_(Comm_|Type_|Group_|Cart_|Dims_|Graph|Op_|Info_|Er
 SCANNERS = {"scanf": 1, "fscanf": 2, "sscanf": 2, "fread": 0}  # the first destination argument
 # derived datatypes whose size the symbolic stage derives from their construction
 DATATYPE_CONSTRUCTORS = ("MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector",
-                         "MPI_Type_create_subarray")
+                         "MPI_Type_create_subarray", "MPI_Type_create_indexed_block",
+                         "MPI_Type_create_hindexed_block", "MPI_Type_create_resized", "MPI_Type_dup")
 # communicators and groups whose size the symbolic stage derives from their construction (the new
 # handle is the last argument)
 COMMUNICATOR_CONSTRUCTORS = ("MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_dup", "MPI_Group_incl",

@@ -239,6 +239,11 @@ class LoopPlanning:
             if init is not None:
                 init_value = self.text_or_generated(init)
                 depends |= names(init)
+            elif node.init is None or var not in _assigned_names(node.init):
+                # for (; i < n; i++), for (i; ...): i goes on from the value it has on entry (a
+                # remainder loop after an unrolled one), resolved where the loop stands, as a
+                # while loop's
+                init_value = var
             stride, used = self.loop_stride(node.next, var)
             depends |= used
             paired = _paired(node)

@@ -655,6 +655,131 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     return perfeq__rc;
 }
 
+/* ibarrier; messages: recursive doubling */
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Ibarrier(comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__mpi_record(&perfeq__where, "MPI_Ibarrier", 0, 0, perfeq__size, perfeq__rank, -1,
+                       0, 0);
+    return perfeq__rc;
+}
+
+/* ibcast; messages: binomial bcast */
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Ibcast", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, root, 0, 0);
+    return perfeq__rc;
+}
+
+/* ireduce; messages: binomial reduce */
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Ireduce", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, root, 0, 0);
+    return perfeq__rc;
+}
+
+/* iallreduce; messages: recursive doubling */
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)count;
+    perfeq__mpi_record(&perfeq__where, "MPI_Iallreduce", perfeq__elements,
+                       perfeq__elements * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1, 0, 0);
+    return perfeq__rc;
+}
+
+/* igather; messages: binomial gather */
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Igather", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+                       perfeq__size, perfeq__rank, root, 0, 0);
+    return perfeq__rc;
+}
+
+/* iscatter; messages: binomial scatter */
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(recvbuf == MPI_IN_PLACE ? sendcount : recvcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Iscatter", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((recvbuf == MPI_IN_PLACE ? sendtype : recvtype)),
+                       perfeq__size, perfeq__rank, root, 0, 0);
+    return perfeq__rc;
+}
+
+/* iallgather; messages: ring */
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Iallgather", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+                       perfeq__size, perfeq__rank, -1, 0, 0);
+    return perfeq__rc;
+}
+
+/* ialltoall; messages: pairwise exchange */
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__rc = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)(sendbuf == MPI_IN_PLACE ? recvcount : sendcount);
+    perfeq__mpi_record(&perfeq__where, "MPI_Ialltoall", perfeq__elements,
+                       perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
+                       perfeq__size, perfeq__rank, -1, 0, 0);
+    return perfeq__rc;
+}
+
 /* reduce_scatter; messages: pairwise exchange, summed counts */
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {

@@ -233,6 +233,8 @@ class CountBase:
             for n in self.fit_symbols:
                 forms += [n / T, sp.floor(n / T), n / (P * T), n**2 / T]
             forms.append(1 / T)  # a fixed number of parts shared out (LLNL CLOMP's nearbyint(tid * parts / nt))
+        if self.procs_differ:  # one per process (the sum of a scatterv's counts[], 1 for each rank)
+            forms.append(P)
         return forms + self._product_forms()
 
     def _product_forms(self) -> list[sp.Expr]:

@@ -157,11 +157,18 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
     made = (here or built)[0]
     at = resolver.elsewhere(resolver.unit, made.function, made.loop, made.line)
     args = made.args
+    old_type = args[-2] if len(args) >= 2 else None  # the type it is made of, before the new handle
     try:
         if made.constructor == "MPI_Type_contiguous" and len(args) == 3:
             elements = to_sympy(args[0], at)
         elif made.constructor in ("MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector") and len(args) == 5:
             elements = to_sympy(args[0], at) * to_sympy(args[1], at)
+        elif made.constructor in ("MPI_Type_create_indexed_block", "MPI_Type_create_hindexed_block") \
+                and len(args) == 5:
+            elements = to_sympy(args[0], at) * to_sympy(args[1], at)
+        elif made.constructor in ("MPI_Type_create_resized", "MPI_Type_dup"):  # same data, another extent
+            elements = sp.Integer(1)
+            old_type = args[0]
         elif made.constructor == "MPI_Type_create_subarray" and len(args) == 7:
             ndims = to_sympy(args[0], at)
             if not ndims.is_Integer:
@@ -171,21 +178,23 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
             return None
     except Unresolved:
         return None
-    old = datatype_bytes(args[-2], at, depth + 1)
+    old = datatype_bytes(old_type, at, depth + 1)
     size = None if old is None else sp.sympify(elements * old)
     if size is None or size.free_symbols - {P, RANK, *size_symbols(resolver)}:
         return None  # (built from another function's parameters)
     return size
 
 
-def summed_bytes(comm: CommDescriptor, elements: sp.Expr) -> sp.Expr:
+def summed_bytes(comm: CommDescriptor, elements: sp.Expr, resolver: Resolver | None = None) -> sp.Expr:
     """Bytes one call of an array-count call site sends, from the elements of the whole array.
 
     The blocks for the other ranks, if every rank's block is the same: the type size times
     floor(elements * (P - 1) / P) (whole bytes on every rank).  Unresolved when the datatype's
-    size is not known from its name.
+    size is not known from its name or (with ``resolver``, at the call) from its construction.
     """
     size = type_size(comm.datatype)
+    if size is None and resolver is not None:
+        size = datatype_bytes(comm.datatype, resolver)  # a resized subarray of a block (Jacobi3D's scatter)
     if size is None:
         raise Unresolved(f"size of {comm.datatype}")
     return size * sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P}))
@@ -194,6 +203,15 @@ def summed_bytes(comm: CommDescriptor, elements: sp.Expr) -> sp.Expr:
 def sending_records(spec, records: list) -> list:
     """The records of ranks that send blocks in ``spec``'s model (all ranks, or a scatterv's root)."""
     return [rec for rec in records if model_of(spec.name).blocks(*relative_rank(rec.comm_size, rec.comm_rank, rec.root)) > 0]
+
+
+def _array_records(spec, records: list) -> list:
+    """The records of the ranks whose array count is the whole array (every rank's, or only a
+    scatterv's root's): their elements are the array's sum on one process too, where the root
+    sends nothing (a P = 1 run tells sum(counts) = P from a constant 2 on two processes)."""
+    if spec.count_sum == "root":
+        return [rec for rec in records if rec.comm_size and rec.is_root]
+    return records
 
 
 def _measured_summed_bytes(comm: CommDescriptor, spec, records: list, notes: list[str]) -> sp.Expr:
@@ -258,7 +276,7 @@ class CommCounts(CountBase):
             records = self._records_where_called(ctx, comm) or records
         where = self._where(unit, comm)
         share = self._partner_share(ctx, unit, comm)
-        fitted, fit_note = self._array_bytes(ctx, comm)
+        fitted, fit_note = self._array_bytes(ctx, comm, resolver)
         if fitted is None:
             fitted, fit_note = self._data_bytes(ctx, comm, resolver)
         result, reason = self._modelled_comm(ctx, unit, comm, resolver, records, fitted, fit_note, share)
@@ -389,7 +407,7 @@ class CommCounts(CountBase):
                 return records
         return []
 
-    def _array_bytes(self, ctx, comm: CommDescriptor) -> tuple[sp.Expr | None, str]:
+    def _array_bytes(self, ctx, comm: CommDescriptor, resolver: Resolver) -> tuple[sp.Expr | None, str]:
         """Bytes per call of a call site whose count is an array over the ranks, scaled with the size.
 
         The wrapper records the elements of the whole array (this rank's data, e.g. its n / P
@@ -404,10 +422,10 @@ class CommCounts(CountBase):
         spec = MPI_CALLS.get(comm.call)
         if spec is None or spec.count_sum is None:
             return None, ""
-        samples = []  # (symbol values, elements per call of a sending rank) of every run with this context
+        samples = []  # (symbol values, elements per call of a rank holding the array) of every run with this context
         for run, node in self._same_context(ctx):
-            sending = sending_records(spec, [rec for r in range(run.nranks)
-                                             for rec in node.mpi.get(r, {}).get(comm.id, [])])
+            sending = _array_records(spec, [rec for r in range(run.nranks)
+                                            for rec in node.mpi.get(r, {}).get(comm.id, [])])
             calls = sum(rec.calls for rec in sending)
             if calls:
                 samples.append((self.values(run, 0), _rational(Fraction(sum(rec.elements for rec in sending), calls))))
@@ -415,7 +433,7 @@ class CommCounts(CountBase):
         if fitted is None:
             return None, ""
         try:
-            nbytes = summed_bytes(comm, fitted)
+            nbytes = summed_bytes(comm, fitted, resolver)
         except Unresolved:
             return None, ""
         return nbytes, (f"count {comm.count} is an array (data): its elements per call {samples[0][1]} = "

@@ -23,11 +23,12 @@ from perfeq.symbolic.symbols import T
 class CountModel(LoopTrips, Branches, CommCounts):
     """Builds and checks the symbolic counts of every context of one run."""
 
-    def build(self) -> list[ContextCounts]:
+    def build(self, paths: set[tuple] | None = None) -> list[ContextCounts]:
+        """The counts of every context of the run, or of those whose call path is in ``paths``."""
         results = []
         for ctx in self.run.contexts():
             self._ids[id(ctx)] = len(self._ids)
-            if ctx.unit not in self.units:
+            if ctx.unit not in self.units or (paths is not None and ctx.path() not in paths):
                 continue
             results.append(self._context(ctx))
         return results

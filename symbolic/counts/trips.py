@@ -284,7 +284,9 @@ class LoopTrips(CountBase):
             window = _window(loop, resolver, self._sign)
             if window is not None:
                 return (var, *window)
-            first = self._loop_value(ctx, unit, loop, "init", resolver)
+            first = self._continued(unit, loop, ctx)
+            if first is None:
+                first = self._loop_value(ctx, unit, loop, "init", resolver)
             bound = self._loop_value(ctx, unit, loop, "bound", resolver)
         step, count = step_and_count(loop, resolver, first, bound, self._sign)
         searched = self._search_trips(unit, loop, resolver, var, first, step)
@@ -338,6 +340,31 @@ class LoopTrips(CountBase):
         if len(held) != 1 or None in held:
             return None
         return (final - first) / step + (1 if held.pop() else 0)
+
+    def _continued(self, unit: UnitView, loop: LoopDescriptor, ctx) -> sp.Expr | None:
+        """The first value of ``for (; i < n; ...)`` / ``for (i; ...)``, a loop that goes on from
+        where the loop before it on the same variable, in the same body, left it (a remainder loop,
+        then the unrolled one: ``for (i = 0; i < rem; i++) ...; for (i; i < area; i += 4) ...``):
+        that loop's first value plus its stride times its iterations.  None when there is no such
+        loop, or the variable is assigned between the two, or that loop has no additive symbolic
+        form (the counts are checked against the runs either way)."""
+        if loop.kind != "for" or loop.init != loop.var:
+            return None
+        before = [other for other in unit.loops if other.function == loop.function and other.parent == loop.parent
+                  and other.kind == "for" and other.var == loop.var and other.line < loop.line]
+        if not before:
+            return None
+        previous = max(before, key=lambda other: (other.line, other.id))
+        if previous.flags or any(a.variable == loop.var and previous.line < a.line < loop.line
+                                 and a.loop != previous.id for a in unit.functions[loop.function].assignments):
+            return None
+        try:
+            _, first, stride, count = self.trips(unit, previous, ctx)
+        except Unresolved:
+            return None
+        if isinstance(stride, tuple):
+            return None
+        return first + stride * count
 
     def _loop_value(self, ctx, unit: UnitView, loop: LoopDescriptor, which: str, resolver: Resolver) -> sp.Expr:
         """A loop's ``init`` or ``bound`` expression: symbolic, else its recorded values fitted."""
