@@ -256,6 +256,12 @@ class _Converter:
             if grid is None:
                 raise Unresolved(f"a value set by {'MPI_Cart_shift' if 'neighbour' in name else 'MPI_Cart_coords'}")
             return grid(_GENERATOR.visit(node.args.exprs[0]), *(self.visit(a) for a in node.args.exprs[1:]))
+        if name == "perfeq_cart_rank" and node.args and len(node.args.exprs) == 2:
+            # MPI_Cart_rank's rank (instrument's calls.cart_rank): communicator and coordinates by name
+            grid = getattr(self.resolve, "cart_rank", None)
+            if grid is None:
+                raise Unresolved("a value set by MPI_Cart_rank")
+            return grid(*(_GENERATOR.visit(a) for a in node.args.exprs))
         args = [self.visit(a) for a in (node.args.exprs if node.args else [])]
         if name in _FUNCTIONS:
             return _FUNCTIONS[name](*args)

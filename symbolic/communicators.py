@@ -197,6 +197,37 @@ def cart_coordinate(text: str, rank: sp.Expr, k: sp.Expr, resolver) -> sp.Expr:
     return _coordinate(dims, int(k), rank)
 
 
+def cart_rank(text: str, coords: str, resolver) -> sp.Expr:
+    """The rank ``MPI_Cart_rank(text, coords, &r)`` gives: row-major over the grid's sides, each
+    coordinate ``coords[k]`` resolved where the call stands (a periodic grid's out-of-range
+    coordinates are not wrapped).  Coordinates all 0 are rank 0 on any grid, also one passed in
+    from another function (Jacobi3D's ``MPI_Cart_rank(cart_comm, c, &root)``, ``c = {0, 0, 0}``)."""
+    try:
+        dims, _, _, _ = _grid(text, resolver)
+    except Unresolved:
+        if _all_zero(coords, resolver):
+            return sp.Integer(0)
+        raise
+    rank = sp.Integer(0)
+    for k in range(len(dims)):
+        coordinate = to_sympy(f"({coords})[{k}]", resolver)
+        if coordinate.free_symbols - {P, RANK} - size_symbols(resolver):
+            raise Unresolved(f"'{coords}[{k}]' is not a function of the sizes, P and the rank")
+        rank += coordinate * sp.Mul(*dims[k + 1:])
+    return rank
+
+
+def _all_zero(coords: str, resolver) -> bool:
+    """Whether the elements of ``coords`` that resolve, from the first (at least one), are all 0."""
+    values = []
+    for k in range(8):
+        try:
+            values.append(to_sympy(f"({coords})[{k}]", resolver))
+        except Unresolved:
+            break
+    return bool(values) and all(v == 0 for v in values)
+
+
 def cart_neighbour(text: str, direction: sp.Expr, disp: sp.Expr, resolver) -> sp.Expr:
     """The rank ``MPI_Cart_shift(text, direction, ...)`` gives as the neighbour ``disp`` steps along
     ``direction`` (the source is -disp, the destination +disp) at the resolver's point, on the grid

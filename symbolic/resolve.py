@@ -28,7 +28,7 @@ from perfeq.instrument.descriptors import (
 )
 from perfeq.instrument.preprocess import substitute
 from perfeq.symbolic.cexpr import Unresolved, to_condition, to_sympy, with_arguments
-from perfeq.symbolic.communicators import cart_coordinate, cart_neighbour, communicator
+from perfeq.symbolic.communicators import cart_coordinate, cart_neighbour, cart_rank, communicator
 from perfeq.symbolic.elements import applied, element_value
 from perfeq.symbolic.symbols import (
     LOOP_SYMBOLS,
@@ -221,6 +221,10 @@ class Resolver:
     def cart_neighbour(self, cart: str, direction: sp.Expr, disp: sp.Expr) -> sp.Expr:
         """The neighbour MPI_Cart_shift gave (perfeq.symbolic.communicators.cart_neighbour)."""
         return cart_neighbour(cart, direction, disp, self)
+
+    def cart_rank(self, cart: str, coords: str) -> sp.Expr:
+        """The rank MPI_Cart_rank gave (perfeq.symbolic.communicators.cart_rank)."""
+        return cart_rank(cart, coords, self)
 
     def cart_coord(self, cart: str, rank: sp.Expr, k: sp.Expr) -> sp.Expr:
         """A coordinate MPI_Cart_coords gave (perfeq.symbolic.communicators.cart_coordinate)."""

@@ -59,7 +59,7 @@ ALLOCATORS = ("malloc", "calloc", "realloc", "aligned_alloc")
 # parallel-etudes' omp-levenshtein)
 ARGV_CONVERTERS = ("atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod", "strlen")
 # calls whose writes through their arguments the symbolic stage knows (perfeq.symbolic.communicators)
-_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank", "MPI_Cart_shift", "MPI_Cart_coords")
+_KNOWN_WRITERS = ("MPI_Comm_size", "MPI_Comm_rank", "MPI_Cart_shift", "MPI_Cart_coords", "MPI_Cart_rank")
 _SIZE_ARGUMENT = {"malloc": 0, "calloc": 0, "realloc": 1, "aligned_alloc": 1}
 
 
@@ -104,6 +104,8 @@ class CallSites:
                     self.cart_shift(call)
                 elif name == "MPI_Cart_coords":
                     self.cart_coords(call)
+                elif name == "MPI_Cart_rank":
+                    self.cart_rank(call)
             elif name in ALLOCATORS:
                 self.allocation(call, name, target)
             elif name in ARGV_CONVERTERS or name == "sscanf":
@@ -592,6 +594,21 @@ class CallSites:
         for k in range(min(int(args[2].value), 8)):
             self.assignments.append(d.Assignment(
                 variable=f"{path}[{k}]", op="=", text=f"perfeq_cart_coord({cart}, {rank}, {k})",
+                line=call.coord.line, block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
+
+    def cart_rank(self, call: c_ast.FuncCall) -> None:
+        """``MPI_Cart_rank(cart, coords, &r)`` with ``coords`` an array: ``r`` recorded as an
+        assignment of ``perfeq_cart_rank(cart, coords)``, the rank at those coordinates on the grid
+        ``cart`` was built with (Jacobi3D's scatter root: the rank at {0, 0, 0})."""
+        args = call.args.exprs if call.args else []
+        if len(args) != 3 or not isinstance(args[1], c_ast.ID):
+            return
+        if not (isinstance(args[2], c_ast.UnaryOp) and args[2].op == "&"):
+            return
+        path = lvalue_path(args[2].expr) or element_path(args[2].expr)
+        if path is not None:
+            self.assignments.append(d.Assignment(
+                variable=path, op="=", text=f"perfeq_cart_rank({generate(args[0])}, {args[1].name})",
                 line=call.coord.line, block=self.block_id, loop=self.loop, is_global=self._is_global(path)))
 
     def set_by_call(self, call: c_ast.FuncCall, name: str) -> None:

@@ -152,6 +152,15 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
         return datatype_bytes(resolver.unit.macros[name], resolver, depth + 1)
     built = [t for t in resolver.unit.data.datatypes if t.name == name]
     here = [t for t in built if t.function == resolver.function]
+    function = resolver.unit.functions[resolver.function]
+    if not here and name in function.params:  # a parameter: the type its one caller in the unit passes
+        sites = [c for c in resolver.unit.data.calls if c.callee == function.name]
+        position = function.params.index(name)
+        if len(sites) != 1 or position >= len(sites[0].args):
+            return None
+        site = sites[0]
+        return datatype_bytes(site.args[position], resolver.elsewhere(resolver.unit, site.function, site.loop, site.line),
+                              depth + 1)
     if len(here or built) != 1:
         return None  # not built in this unit, or built in several places
     made = (here or built)[0]
@@ -434,11 +443,35 @@ class CommCounts(CountBase):
             return None, ""
         try:
             nbytes = summed_bytes(comm, fitted, resolver)
+            size_note = ""
         except Unresolved:
-            return None, ""
+            size, size_note = self._fitted_type_size(ctx, comm, spec, fitted)
+            if size is None:
+                return None, ""
+            nbytes = size * sp.floor(fitted * sp.sympify(OTHERS_SHARE, locals={"P": P}))
         return nbytes, (f"count {comm.count} is an array (data): its elements per call {samples[0][1]} = "
-                        f"{fitted}{note}; bytes sent per call = {nbytes}, the blocks for the other ranks if all "
-                        "blocks were equal")
+                        f"{fitted}{note}{size_note}; bytes sent per call = {nbytes}, the blocks for the other "
+                        "ranks if all blocks were equal")
+
+    def _fitted_type_size(self, ctx, comm: CommDescriptor, spec, elements: sp.Expr) -> tuple[sp.Expr | None, str]:
+        """The size of an array count's datatype when it is data (a subarray of sizes a function
+        computed through pointers: Jacobi3D's scatter): the bytes per element the sending ranks sent,
+        fitted like a trip count over the runs where they sent (at least two)."""
+        samples = []
+        for run, node in self._same_context(ctx):
+            sending = sending_records(spec, [rec for r in range(run.nranks)
+                                             for rec in node.mpi.get(r, {}).get(comm.id, [])])
+            calls = sum(rec.calls for rec in sending)
+            values = self.values(run, 0)
+            blocks = _number(sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P})), values)
+            if calls and blocks:
+                samples.append((values, _rational(Fraction(sum(rec.bytes for rec in sending), calls) / Fraction(blocks))))
+        if len(samples) < 2:
+            return None, ""
+        fitted, note = self._fit(samples)
+        if fitted is None:
+            return None, ""
+        return fitted, f"; the size of {comm.datatype} is data: {samples[0][1]} bytes = {fitted}{note}"
 
     def _data_bytes(self, ctx, comm: CommDescriptor, resolver: Resolver, passed: bool = False
                     ) -> tuple[sp.Expr | None, str]:

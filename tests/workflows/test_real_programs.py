@@ -2421,17 +2421,19 @@ def test_a_scatterv_of_one_resized_subarray_per_rank(tmp_path):
     """MPI_Scatterv with counts[] all 1 of a resized subarray type (Jacobi3D's scatter): its bytes
     were measured per call (-87.5 % at 8x).  Now the counts' sum is P (fitted with the one-process
     runs, where the root holds the array and sends nothing) and the type is sized from its
-    construction: bytes exact at 8x on 2 and on 4 processes."""
+    construction, the root (MPI_Cart_rank at {0, 0} of a grid passed in) rank 0: bytes exact at 8x
+    on 2 and on 4 processes, per rank."""
     run = mpi_program(tmp_path, REAL / "scattervtype.c")
     small = [run(procs, n, f"t{n}-{procs}") for n in (32, 64) for procs in (1, 2)]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     model = load_model(tmp_path / "m.json")
     assert not any("measured" in f for f in model.fallbacks), model.fallbacks
     for procs in (2, 4):
-        measured = measured_counts(from_trace(run(procs, 256, f"big{procs}")))["total"]
-        predicted = model.counts({"n": 256}, procs, 1)["total"]
+        measured = measured_counts(from_trace(run(procs, 256, f"big{procs}")))
+        predicted = model.counts({"n": 256}, procs, 1)
         for key in ("startup", "sent", "bytes"):
-            assert predicted[key] == pytest.approx(measured[key], rel=1e-9), (procs, key)
+            by_rank = [measured["per_rank"][rank][key] for rank in range(procs)]
+            assert predicted["per_rank"][key] == pytest.approx(by_rank, rel=1e-9), (procs, key)
 
 
 def test_non_blocking_collectives_are_counted(tmp_path):
