@@ -414,9 +414,16 @@ class CallSites:
 
     def argv_param(self, stmt: c_ast.Node, call: c_ast.FuncCall, name: str,
                    lvalue: tuple[str, str] | None) -> None:
-        """``n = atoi(argv[1])``, ``cmd.nx = strtol(optarg, NULL, 10)``, ``sscanf(argv[2], "%d", &in.n)``."""
+        """``n = atoi(argv[1])``, ``cmd.nx = strtol(optarg, NULL, 10)``, ``sscanf(argv[2], "%d", &in.n)``;
+        outside loops, a number converted from a line of input too (ljmd's ``fgets(line, ...)`` then
+        ``sys->natoms = atoi(line)``: source ``input``, promoted only if a count depends on it)."""
         args = call.args.exprs if call.args else []
-        if not args or not mentions_argv(args[0], self.u.command_line):
+        if not args:
+            return
+        if not mentions_argv(args[0], self.u.command_line):
+            if name not in ("sscanf", "strlen") and lvalue and self.loop is None:
+                path, text = lvalue
+                self.param(stmt, path, lvalue_symbol(path), "input", call, text)
             return
         if name == "sscanf":
             elements = self._size_elements(args[2:]) if self.loop is None else []  # not a[i] of a read loop

@@ -2451,3 +2451,19 @@ def test_non_blocking_collectives_are_counted(tmp_path):
     predicted = load_model(tmp_path / "m.json").counts({"n": 1600}, 4, 1)["total"]
     for key in ("startup", "sent", "bytes"):
         assert predicted[key] == pytest.approx(measured[key], rel=1e-9), key
+
+
+def test_a_size_read_as_a_line_of_input_is_a_parameter(tmp_path):
+    """fgets() then ``sys->natoms = atoi(line)`` (ljmd's input): the atom count is a parameter found
+    with no --param, the mass read the same way is not one; exact at 8x."""
+    instrumented, plain = build(REAL / "lineinput.c", tmp_path)
+    inputs = {}
+    for n in (100, 200, 800):
+        inputs[n] = tmp_path / f"in{n}.txt"
+        inputs[n].write_text(f"{n}\n39.948\n")
+    same_output(instrumented, plain, inputs[100])
+    small = [trace(instrumented, tmp_path / f"{n}.trace", inputs[n]) for n in (100, 200)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert set(data["parameters"]) == {"sys_natoms"} and data["self_check"]["worst_error"] == 0
+    assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", inputs[800]), {"sys_natoms": 800})
