@@ -122,7 +122,10 @@ class LoopPlanning:
         for key, text, expr in (("init", form.init, _init_expr(node, form.var)), ("bound", form.bound, _bound_expr(node))):
             if text and expr is not None and _safe_to_evaluate(expr, counter) and not (names(expr) & init_names):
                 evaluable.append((key, text))
-                if names(expr) - self.u.enumerators():
+                # not in a leaf function for a value of its parameters alone: those resolve through
+                # each call's arguments, and a leaf called per pair of a hot loop paid two records a
+                # call (ljmd's pbc(x, boxby2): 3.4x -> see FAILURES 176)
+                if names(expr) - self.u.enumerators() and not (self.leaf and names(expr) <= set(self.params)):
                     recorded.append((key, text, expr))
         # a combined parallel loop in serial code (#pragma omp parallel for) is counted there, once for
         # all threads (the trace sums the threads' counts): no counter, no slab lookup per iteration

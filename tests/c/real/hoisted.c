@@ -7,7 +7,8 @@
 
 int w = 3;
 
-static void widen(void) { w = 3; }  /* the same value: the model can be exact */
+static void widen(void) { for (int t = 0; t < 1; t++) w = 3; }  /* the same value: the model can be exact;
+                                                              a loop: nest is no leaf */
 
 static double nest(int n, int k, double *a)
 {

@@ -3,13 +3,13 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "find", 22, 1, 0, 0 },
-    { "main", 113, 2, 48, 2 }
+    { "find", 22, 0, 0, 0 },
+    { "main", 113, 2, 48, 0 }
 };
 /* the call sites of leaf functions: caller, site, callee, first counter, first value slot */
 static const perfeq_leaf_t perfeq__leaves[2] = {
     { 1, 0, 0, 113, 2 },
-    { 1, 1, 0, 137, 3 }
+    { 1, 1, 0, 137, 2 }
 };
 static perfeq_unit_t perfeq__unit
 #if defined(__GNUC__) || defined(__clang__)
@@ -28,7 +28,7 @@ PERFEQ_REGISTER_UNIT(perfeq__unit)
 __attribute__((unused)) static int find(const int *a, int n, int key)
 { PERFEQ_LEAF_BEGIN(perfeq__unit, 0) 
     int i;
-    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
+    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
         {  PERFEQ_BLOCK(1); if (a[i] == key)
             {  PERFEQ_BLOCK(20); PERFEQ_GUARD_TAKEN(2, 1, perfeq__e0); return i; } } PERFEQ_GUARD_EXIT(2, 1, perfeq__e0); } PERFEQ_BLOCK(21); 
     return -1;
@@ -40,7 +40,7 @@ static __attribute__((unused)) int perfeq__twin__find(perfeq_count_t *perfeq__c 
 #line 9 "loops.c"
 { perfeq_ctx_t *perfeq__x __attribute__((unused)) = 0;
     int i;
-    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
+    { PERFEQ_EXIT_DECL(perfeq__e0) PERFEQ_LOOP_ENTER(0); PERFEQ_EXIT_START(perfeq__e0, 1); for (i = 0; i < n; i++)
         {  PERFEQ_BLOCK(1); if (a[i] == key)
             {  PERFEQ_BLOCK(20); PERFEQ_GUARD_TAKEN(2, 1, perfeq__e0); return i; } } PERFEQ_GUARD_EXIT(2, 1, perfeq__e0); } PERFEQ_BLOCK(21); 
     return -1;

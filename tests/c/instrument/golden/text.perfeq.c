@@ -3,8 +3,8 @@
  * Build with the perfeq runtime (perfeq cc), or with -DPERFEQ_OFF for an uninstrumented build. */
 #include "perfeq_rt.h"
 static const perfeq_func_t perfeq__funcs[2] = {
-    { "tricky", 22, 1, 0, 0 },
-    { "main", 0, 0, 24, 1 }
+    { "tricky", 22, 0, 0, 0 },
+    { "main", 0, 0, 24, 0 }
 };
 /* the call sites of leaf functions: caller, site, callee, first counter, first value slot */
 static const perfeq_leaf_t perfeq__leaves[1] = {
@@ -32,7 +32,7 @@ __attribute__((unused)) static int tricky(int n)
     const char *text = "if (x) { y; } else { z; }";
     char open = '{', close = '}', semi = ';';
     // a line comment: for (;;) { while (1); }
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
 #ifdef NEVER_DEFINED_IN_THIS_BUILD
         s -= 1000;
         if (s) {
@@ -61,7 +61,7 @@ static __attribute__((unused)) int perfeq__twin__tricky(perfeq_count_t *perfeq__
     const char *text = "if (x) { y; } else { z; }";
     char open = '{', close = '}', semi = ';';
     // a line comment: for (;;) { while (1); }
-    { PERFEQ_LOOP_ENTER(0); PERFEQ_LEAF_VALUE(0, (n)); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
+    { PERFEQ_LOOP_ENTER(0); PERFEQ_TRIPS_LT(1, (0), (n), 1); for (i = 0; i < n; i++) {
 #ifdef NEVER_DEFINED_IN_THIS_BUILD
         s -= 1000;
         if (s) {
