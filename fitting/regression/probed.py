@@ -8,8 +8,10 @@ rest (``fit.fit_machine(fixed=...)``).
 
 * ``startup``: half the round trip of the smallest message (seconds per message on the critical
   path);
-* ``bytes``: the slope of half the round trip against the size between the two largest messages
-  (seconds per byte, the inverse of the asymptotic bandwidth).
+* ``bytes``: the slope of half the round trip against the size between the smallest and the
+  largest message (seconds per byte, near the inverse of the asymptotic bandwidth: the largest
+  message's time is almost all bytes).  Between the two largest sizes, as before, a loaded machine
+  made the slope 0 (the largest message's median no slower than the one before it).
 
 * ``mem``: a cache line from memory beyond the same line from L1, the memory probe's read curve on
   one process at its largest working set (beyond the last-level cache) against its smallest:
@@ -110,6 +112,6 @@ def _memory_line(probes: ProbeCosts, curve_name: str = MEMORY_CURVE) -> float:
 
 
 def _per_byte(probes: ProbeCosts, sizes, across: bool) -> float:
-    """Seconds per byte: the slope of the message time between the two largest sizes probed."""
-    small, large = float(sizes[-2]), float(sizes[-1])
+    """Seconds per byte: the slope of the message time between the smallest and largest sizes probed."""
+    small, large = float(sizes[0]), float(sizes[-1])
     return (probes.message(large, across)[0] - probes.message(small, across)[0]) / (large - small)
