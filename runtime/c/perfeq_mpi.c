@@ -655,6 +655,25 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     return perfeq__rc;
 }
 
+/* reduce_scatter; messages: pairwise exchange, summed counts */
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    perfeq__mpi_where_t perfeq__where;
+    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
+    long long perfeq__elements;
+    unsigned long long perfeq__entered, perfeq__left;
+    perfeq__mpi_take_site(&perfeq__where);
+    perfeq__entered = perfeq__mpi_now();
+    perfeq__rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    perfeq__left = perfeq__mpi_now();
+    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
+    perfeq__elements = (long long)perfeq__sum_counts(recvcounts, perfeq__size, -1);
+    perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter", perfeq__elements,
+                       perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) * perfeq__type_size(datatype),
+                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
+    return perfeq__rc;
+}
+
 /* ibarrier; messages: recursive doubling */
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -777,24 +796,5 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     perfeq__mpi_record(&perfeq__where, "MPI_Ialltoall", perfeq__elements,
                        perfeq__elements * perfeq__type_size((sendbuf == MPI_IN_PLACE ? recvtype : sendtype)),
                        perfeq__size, perfeq__rank, -1, 0, 0);
-    return perfeq__rc;
-}
-
-/* reduce_scatter; messages: pairwise exchange, summed counts */
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    perfeq__mpi_where_t perfeq__where;
-    int perfeq__rc, perfeq__size = -1, perfeq__rank = -1;
-    long long perfeq__elements;
-    unsigned long long perfeq__entered, perfeq__left;
-    perfeq__mpi_take_site(&perfeq__where);
-    perfeq__entered = perfeq__mpi_now();
-    perfeq__rc = PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-    perfeq__left = perfeq__mpi_now();
-    perfeq__comm_info(comm, &perfeq__size, &perfeq__rank);
-    perfeq__elements = (long long)perfeq__sum_counts(recvcounts, perfeq__size, -1);
-    perfeq__mpi_record(&perfeq__where, "MPI_Reduce_scatter", perfeq__elements,
-                       perfeq__sum_counts(recvcounts, perfeq__size, perfeq__rank) * perfeq__type_size(datatype),
-                       perfeq__size, perfeq__rank, -1, perfeq__entered, perfeq__left);
     return perfeq__rc;
 }

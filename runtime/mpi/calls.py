@@ -10,7 +10,7 @@ the algorithm each call names (``messages``; the algorithms are perfeq.symbolic.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # ---- the table --------------------------------------------------------------------------------
 
@@ -220,10 +220,27 @@ def _table(*calls: MPICall) -> dict[str, MPICall]:
     return {call.name: call for call in calls}
 
 
+def _nonblocking(call: MPICall) -> MPICall:
+    """The non-blocking twin of a blocking collective (MPI_Ibcast of MPI_Bcast): its arguments and
+    a request after them.  It sends what the blocking call does; it returns at once (the wait for
+    its request is where a rank waits), so it is not timed as synchronising (kind ``i`` + kind)."""
+    rest = call.name[len("MPI_"):]
+    name = f"MPI_I{rest[0].lower()}{rest[1:]}"
+    head, params = call.prototype.split("(", 1)
+    params = params.rsplit(")", 1)[0]
+    prototype = f"{head.replace(call.name, name)}({params}, MPI_Request *request)"
+    return replace(call, name=name, kind="i" + call.kind, prototype=prototype)
+
+
+# the collectives whose non-blocking twins (MPI-3) perfeq counts
+NONBLOCKING = ("MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter",
+               "MPI_Allgather", "MPI_Alltoall")
+
+
 _SEND = "const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm"
 _COLL = "const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf"
 
-MPI_CALLS: dict[str, MPICall] = _table(
+_BLOCKING: dict[str, MPICall] = _table(
     MPICall("MPI_Init", "init", "int MPI_Init(int *argc, char ***argv)"),
     MPICall("MPI_Init_thread", "init",
             "int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)"),
@@ -327,44 +344,9 @@ MPI_CALLS: dict[str, MPICall] = _table(
             "int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, "
             "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)",
             count=2, datatype=3, comm=5, messages="pairwise exchange"),
-    # the non-blocking collectives send what the blocking ones do; they return at once (the wait
-    # for their request is where a rank waits), so they are not timed as synchronising
-    MPICall("MPI_Ibarrier", "ibarrier", "int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)", comm=0,
-            messages="recursive doubling"),
-    MPICall("MPI_Ibcast", "ibcast",
-            "int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, "
-            "MPI_Request *request)",
-            count=1, datatype=2, root=3, comm=4, messages="binomial bcast"),
-    MPICall("MPI_Ireduce", "ireduce",
-            "int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, "
-            "MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)",
-            count=2, datatype=3, root=5, comm=6, messages="binomial reduce"),
-    MPICall("MPI_Iallreduce", "iallreduce",
-            "int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, "
-            "MPI_Op op, MPI_Comm comm, MPI_Request *request)",
-            count=2, datatype=3, comm=5, messages="recursive doubling"),
-    MPICall("MPI_Igather", "igather",
-            f"int MPI_Igather({_COLL}, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, "
-            "MPI_Request *request)",
-            count=1, datatype=2, buffer=0, in_place_count=4, in_place_datatype=5,
-            recv_count=4, recv_datatype=5, root=6, comm=7, messages="binomial gather"),
-    MPICall("MPI_Iscatter", "iscatter",
-            f"int MPI_Iscatter({_COLL}, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, "
-            "MPI_Request *request)",
-            count=4, datatype=5, buffer=3, in_place_count=1, in_place_datatype=2,
-            recv_count=4, recv_datatype=5, root=6, comm=7, messages="binomial scatter"),
-    MPICall("MPI_Iallgather", "iallgather",
-            f"int MPI_Iallgather({_COLL}, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, "
-            "MPI_Request *request)",
-            count=1, datatype=2, buffer=0, in_place_count=4, in_place_datatype=5,
-            recv_count=4, recv_datatype=5, comm=6, messages="ring"),
-    MPICall("MPI_Ialltoall", "ialltoall",
-            f"int MPI_Ialltoall({_COLL}, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, "
-            "MPI_Request *request)",
-            count=1, datatype=2, buffer=0, in_place_count=4, in_place_datatype=5,
-            recv_count=4, recv_datatype=5, comm=6, messages="pairwise exchange"),
     MPICall("MPI_Reduce_scatter", "reduce_scatter",
             "int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], "
             "MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)",
             count=2, datatype=3, comm=5, count_sum="others", messages="pairwise exchange, summed counts"),
 )
+MPI_CALLS: dict[str, MPICall] = {**_BLOCKING, **_table(*(_nonblocking(_BLOCKING[n]) for n in NONBLOCKING))}

@@ -170,11 +170,9 @@ def datatype_bytes(datatype: str | None, resolver: Resolver, depth: int = 0) -> 
     try:
         if made.constructor == "MPI_Type_contiguous" and len(args) == 3:
             elements = to_sympy(args[0], at)
-        elif made.constructor in ("MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector") and len(args) == 5:
-            elements = to_sympy(args[0], at) * to_sympy(args[1], at)
-        elif made.constructor in ("MPI_Type_create_indexed_block", "MPI_Type_create_hindexed_block") \
-                and len(args) == 5:
-            elements = to_sympy(args[0], at) * to_sympy(args[1], at)
+        elif made.constructor in ("MPI_Type_vector", "MPI_Type_hvector", "MPI_Type_create_hvector",
+                                  "MPI_Type_create_indexed_block", "MPI_Type_create_hindexed_block") and len(args) == 5:
+            elements = to_sympy(args[0], at) * to_sympy(args[1], at)  # count x block length
         elif made.constructor in ("MPI_Type_create_resized", "MPI_Type_dup"):  # same data, another extent
             elements = sp.Integer(1)
             old_type = args[0]
@@ -206,7 +204,13 @@ def summed_bytes(comm: CommDescriptor, elements: sp.Expr, resolver: Resolver | N
         size = datatype_bytes(comm.datatype, resolver)  # a resized subarray of a block (Jacobi3D's scatter)
     if size is None:
         raise Unresolved(f"size of {comm.datatype}")
-    return size * sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P}))
+    return size * _others_blocks(elements)
+
+
+def _others_blocks(elements: sp.Expr) -> sp.Expr:
+    """floor(elements * (P - 1) / P): the elements of an array count for the other ranks, if every
+    rank's block is the same."""
+    return sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P}))
 
 
 def sending_records(spec, records: list) -> list:
@@ -433,8 +437,7 @@ class CommCounts(CountBase):
             return None, ""
         samples = []  # (symbol values, elements per call of a rank holding the array) of every run with this context
         for run, node in self._same_context(ctx):
-            sending = _array_records(spec, [rec for r in range(run.nranks)
-                                            for rec in node.mpi.get(r, {}).get(comm.id, [])])
+            sending = _array_records(spec, _partnered(run, node, comm))
             calls = sum(rec.calls for rec in sending)
             if calls:
                 samples.append((self.values(run, 0), _rational(Fraction(sum(rec.elements for rec in sending), calls))))
@@ -448,7 +451,7 @@ class CommCounts(CountBase):
             size, size_note = self._fitted_type_size(ctx, comm, spec, fitted)
             if size is None:
                 return None, ""
-            nbytes = size * sp.floor(fitted * sp.sympify(OTHERS_SHARE, locals={"P": P}))
+            nbytes = size * _others_blocks(fitted)
         return nbytes, (f"count {comm.count} is an array (data): its elements per call {samples[0][1]} = "
                         f"{fitted}{note}{size_note}; bytes sent per call = {nbytes}, the blocks for the other "
                         "ranks if all blocks were equal")
@@ -459,11 +462,10 @@ class CommCounts(CountBase):
         fitted like a trip count over the runs where they sent (at least two)."""
         samples = []
         for run, node in self._same_context(ctx):
-            sending = sending_records(spec, [rec for r in range(run.nranks)
-                                             for rec in node.mpi.get(r, {}).get(comm.id, [])])
+            sending = sending_records(spec, _partnered(run, node, comm))
             calls = sum(rec.calls for rec in sending)
             values = self.values(run, 0)
-            blocks = _number(sp.floor(elements * sp.sympify(OTHERS_SHARE, locals={"P": P})), values)
+            blocks = _number(_others_blocks(elements), values)
             if calls and blocks:
                 samples.append((values, _rational(Fraction(sum(rec.bytes for rec in sending), calls) / Fraction(blocks))))
         if len(samples) < 2:
