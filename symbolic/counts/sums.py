@@ -42,12 +42,30 @@ def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None
     var, lo, hi = limits
     if depth > 4 or _pieces(expr, var) > MAX_PIECES:
         return None
-    folded = sp.piecewise_fold(min_max_as_piecewise(expr, var))
+    unfolded = min_max_as_piecewise(expr, var)
+    folded = sp.piecewise_fold(unfolded)
     if not isinstance(folded, sp.Piecewise):
         return None
     (first, cond), rest = folded.args[0], folded.args[1:]
     other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
-    return _split_on(first, cond, other, limits, depth, sign)
+    result = _split_on(first, cond, other, limits, depth, sign)
+    if result is None:
+        result = _split_one_at_a_time(unfolded, limits, depth, sign)
+    return result
+
+
+def _split_one_at_a_time(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
+    """The sum of a product of several ?: on the variable, split on one of them at a time: folded
+    into one, their conditions are conjunctions no cut is found for (a Stockham FFT stage's
+    ``li = l == m ? 1 : 2^(m - l)`` times ``lk = l == 1 ? 1 : 2^(l - 1)``)."""
+    var = limits[0]
+    switching = [e for e in expr.atoms(sp.Piecewise) if any(c.has(var) for _, c in e.args)]
+    if len(switching) < 2:
+        return None
+    outer = next(e for e in switching if not any(o is not e and o.has(e) for o in switching))
+    (first, cond), rest = outer.args[0], outer.args[1:]
+    other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
+    return _split_on(expr.xreplace({outer: first}), cond, expr.xreplace({outer: other}), limits, depth, sign)
 
 
 def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
@@ -63,6 +81,13 @@ def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, dep
         equal = sp.Eq(cond.lhs, cond.rhs)  # x != e ? b : c is x == e ? c : b (LLNL mpi_heat2D's ix != nx - 1)
         if isinstance(equal, sp.Eq):
             return _split_on(other, equal, first, limits, depth + 1, sign)
+    point = _scaled_point(cond, var)
+    if point is not None:  # 2 t + 1 == m: the sum of `other`, and first - other where t hits it
+        whole = _sum_or_split(other, limits, depth, sign)
+        if whole is None:
+            return None
+        hit = sp.And(sp.Eq(point, sp.floor(point)), point >= lo, point <= hi)
+        return whole + sp.Piecewise((first.subs(var, point) - other.subs(var, point), hit), (0, True))
     interval = _interval(cond, var, sign)
     if interval is not None:  # i == 0, i == n - 1, lo <= i && i < hi: [a, b], the rest on either side
         a, b = interval
@@ -172,6 +197,21 @@ def _interval(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[sp.Expr, sp.Expr] |
         edges = dict(halves)
         return edges["lower"], edges["upper"]
     return None
+
+
+def _scaled_point(cond: sp.Basic, var: sp.Symbol) -> sp.Expr | None:
+    """The value of ``var`` where ``cond``, ``k var + e == 0`` with a rational k, holds when that
+    value is not known to be whole: -e / k, which a whole ``var`` meets only when it is (a stage
+    loop ``for (l = 1; l <= m; l += 2)``, counted as l = 2 t + 1, meets ``l == m`` only for odd m,
+    and sympy writes 2 t + 1 == c + 1 as t == c / 2); None for any other condition."""
+    if not isinstance(cond, sp.Eq):
+        return None
+    diff = sp.expand(cond.lhs - cond.rhs)
+    slope = diff.coeff(var)
+    if not slope.is_Rational or slope == 0 or sp.expand(diff - slope * var).has(var):
+        return None
+    point = -(diff - slope * var) / slope
+    return None if point.is_integer else point
 
 
 def _block_owner(cond: sp.Eq, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:

@@ -115,3 +115,34 @@ def test_a_count_without_a_number_fails_the_self_check():
     assert check.off and check.error == float("inf")
     fidelity = Fidelity(checks=[check])
     assert fidelity.worst() == float("inf") and fidelity.warnings()
+
+
+M = sp.Symbol("m", positive=True, integer=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 24), st.integers(1, 2), st.integers(1, 3))
+def test_a_stride_loop_meets_an_equality_only_where_the_point_is_whole(m, first, stride):
+    """``for (l = first; l <= m; l += stride) if (l == m) ...``, counted as l = first + stride t:
+    the equality holds once when stride divides m - first, never otherwise (NPB FT's ``if (l == m)
+    break;`` in its Stockham stage loop); sympy writes 2 t + 1 == m as t == (m - 1) / 2."""
+    level = first + stride * T
+    hit = sp.Piecewise((5, sp.Eq(level, M)), (1, True))
+    trips = sp.floor((M - first) / stride) + 1
+    total = closed_sum(hit, (T, 0, trips - 1))
+    assert total is not None
+    assert total.subs(M, m) == sum(5 if l == m else 1 for l in range(first, m + 1, stride))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 20), st.integers(1, 2))
+def test_a_product_of_two_equalities_on_the_variable(m, first):
+    """The Stockham stage's ``li = l == m ? 1 : 2^(m - l)`` times ``lk = l == 1 ? 1 : 2^(l - 1)``
+    over l = first, first + 2, ... m: two ?: whose conditions, folded into one, are a conjunction."""
+    level = first + 2 * T
+    li = sp.Piecewise((1, sp.Eq(level, M)), (2 * 2 ** (M - level - 1), True))
+    lk = sp.Piecewise((1, sp.Eq(level, 1)), (2 * 2 ** (level - 2), True))
+    total = closed_sum(li * lk, (T, 0, sp.floor((M - first) / 2)))
+    assert total is not None
+    expected = sum((1 if l == m else 2 ** (m - l)) * (1 if l == 1 else 2 ** (l - 1)) for l in range(first, m + 1, 2))
+    assert total.subs(M, m) == expected
