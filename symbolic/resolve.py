@@ -612,40 +612,68 @@ class Resolver:
         condition), (else value, True)), each value and the condition resolved where they stand.
         Both branches may set it (a block decomposition's ``if (rank < leftover) { first = ...; }
         else { first = ...; }``), or one, the other keeping the value from before the ``if`` (the clamp
-        ``hi = lo + B; if (hi > n) hi = n;``, which then must be set in the same loop body).  Only when
-        the last assignment in a branch is unconditional in it and nothing after the ``if`` assigns
-        the variable again; Unresolved otherwise (with the original reason)."""
-        chosen, usable = branched.chosen, branched.usable
+        ``hi = lo + B; if (hi > n) hi = n;``, which then must be set in the same loop body).  An ``if``
+        that is itself the branch of another (an else-if chain: NPB MG's ``Class = 'S'`` ... ``'A'``
+        ... ``'U'``) is wrapped in that one's Piecewise, out to the first ``if`` of the chain.  Only
+        when the last assignment in a branch is unconditional in it and nothing after the ``if``
+        assigns the variable again; Unresolved otherwise (with the original reason)."""
+        chosen = branched.chosen
         branch = self._branch_block(chosen.block)
-        cond = next((c for c in self.unit.data.conds if c.kind == "if" and branch is not None
-                     and branch in (c.then_block, c.else_block) and c.function == self.function), None)
+        cond = self._if_of(branch)
         if cond is None or cond.then_block is None:
             raise branched
         if (cond.else_block is not None and branch == cond.then_block
                 and self.line < self.unit.blocks[cond.else_block].line):
-            sides = (cond.then_block,)  # here is inside the then branch, after its assignment
-        else:
-            sides = (cond.then_block, cond.else_block)
-        values = {}
-        for side in sides:
-            inside = [a for a in usable if side is not None and self._inside(a.block, {side})]
-            if not inside:
-                values[side] = self._before_if(chosen, cond, branched)
-                continue
-            last = inside[-1]
-            if last.op != "=" or last.loop != chosen.loop or self._branch_block(last.block) != side:
-                raise branched
-            sub = Resolver(self.unit, self.function, last.loop, last.line, self.param_symbols)
-            sub.depth = self.depth + 1
-            values[side] = to_sympy(last.text, sub)
-        if len(sides) == 1:
-            return values[cond.then_block]
+            return self._side_value(cond.then_block, chosen, cond, branched)  # here is inside the then branch
+        value = sp.Piecewise((self._side_value(cond.then_block, chosen, cond, branched), self._if_condition(cond, chosen, branched)),
+                             (self._side_value(cond.else_block, chosen, cond, branched), True))
+        while True:  # the if in a branch of an outer one: the value of its other branch where that holds
+            branch = self._branch_block(cond.block)
+            outer = self._if_of(branch)
+            if outer is None or outer.then_block is None:
+                return value
+            other = outer.else_block if branch == outer.then_block else outer.then_block
+            try:
+                values = {branch: value, other: self._side_value(other, chosen, outer, branched)}
+                condition = self._if_condition(outer, chosen, branched)
+            except Unresolved:
+                # an else-if chain must resolve whole; an if nested in a then branch keeps the value
+                # it gives, which holds where that branch runs (here may be inside it)
+                if branch == outer.else_block:
+                    raise
+                return value
+            value = sp.Piecewise((values[outer.then_block], condition), (values[outer.else_block], True))
+            cond = outer
+
+    def _if_of(self, branch: int | None):
+        """The ``if`` of this function whose then or else block ``branch`` is, or None."""
+        if branch is None:
+            return None
+        return next((c for c in self.unit.data.conds if c.kind == "if" and c.function == self.function
+                     and branch in (c.then_block, c.else_block)), None)
+
+    def _side_value(self, side: int | None, chosen: Assignment, cond, branched: _Branched) -> sp.Expr:
+        """The value ``chosen``'s variable has at the end of branch ``side`` of ``cond``: its last
+        assignment there, directly in the branch and unconditional in it, or the value from before
+        the ``if`` where the branch does not set it (or there is no else)."""
+        inside = [a for a in branched.usable if side is not None and self._inside(a.block, {side})]
+        if not inside:
+            return self._before_if(chosen, cond, branched)
+        last = inside[-1]
+        if last.op != "=" or last.loop != chosen.loop or self._branch_block(last.block) != side:
+            raise branched
+        sub = Resolver(self.unit, self.function, last.loop, last.line, self.param_symbols)
+        sub.depth = self.depth + 1
+        return to_sympy(last.text, sub)
+
+    def _if_condition(self, cond, chosen: Assignment, branched: _Branched) -> sp.Basic:
+        """An ``if``'s condition, resolved where it is tested."""
         at_if = condition_resolver(self.unit, cond, chosen.loop, self.param_symbols)
         at_if.depth = self.depth + 1
         condition = to_condition(cond.text, at_if)
         if condition.free_symbols & LOOP_SYMBOLS and chosen.loop is None:
             raise branched
-        return sp.Piecewise((values[cond.then_block], condition), (values[cond.else_block], True))
+        return condition
 
     def _before_if(self, chosen: Assignment, cond, branched: _Branched) -> sp.Expr:
         """The value ``chosen``'s variable has where the ``if`` is tested: seen with only the

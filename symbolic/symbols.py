@@ -215,7 +215,10 @@ def lambdify_numpy(arguments, expr):
     complex infinity (``zoo``, which the printers cannot write) evaluates to nan, so that a branch
     of a Piecewise that holds one evaluates where it is not taken.  The arguments are renamed in the
     generated code (dummify): a size named like a numpy function it calls (a program's ``mod``,
-    printed Mod being ``mod(...)``) shadowed it, and every rooted collective fell back to measured."""
+    printed Mod being ``mod(...)``) shadowed it, and every rooted collective fell back to measured.
+    An if-then-else of conditions (``ITE``, which sympy makes of ``Eq(Piecewise(...), c)``: NPB MG's
+    class letter from an else-if chain compared with ``==``) is written with and, or and not: printed
+    as a select, its value was a float that numpy refused as a condition."""
     arguments = tuple(arguments)
     try:
         return _lambdify_cached(arguments, expr)
@@ -231,4 +234,7 @@ def _lambdify_cached(arguments: tuple, expr):
 def _lambdify_numpy(arguments, expr):
     if isinstance(expr, sp.Basic) and expr.has(sp.zoo):
         expr = expr.xreplace({sp.zoo: sp.nan})
+    if isinstance(expr, sp.Basic) and expr.has(sp.ITE):
+        expr = expr.replace(lambda e: isinstance(e, sp.ITE),
+                            lambda e: sp.Or(sp.And(e.args[0], e.args[1]), sp.And(sp.Not(e.args[0]), e.args[2])))
     return sp.lambdify(arguments, expr, modules=_NUMPY, dummify=True)

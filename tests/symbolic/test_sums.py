@@ -131,7 +131,7 @@ def test_a_stride_loop_meets_an_equality_only_where_the_point_is_whole(m, first,
     trips = sp.floor((M - first) / stride) + 1
     total = closed_sum(hit, (T, 0, trips - 1))
     assert total is not None
-    assert total.subs(M, m) == sum(5 if l == m else 1 for l in range(first, m + 1, stride))
+    assert total.subs(M, m) == sum(5 if level == m else 1 for level in range(first, m + 1, stride))
 
 
 @settings(max_examples=60, deadline=None)
@@ -144,5 +144,5 @@ def test_a_product_of_two_equalities_on_the_variable(m, first):
     lk = sp.Piecewise((1, sp.Eq(level, 1)), (2 * 2 ** (level - 2), True))
     total = closed_sum(li * lk, (T, 0, sp.floor((M - first) / 2)))
     assert total is not None
-    expected = sum((1 if l == m else 2 ** (m - l)) * (1 if l == 1 else 2 ** (l - 1)) for l in range(first, m + 1, 2))
+    expected = sum((1 if k == m else 2 ** (m - k)) * (1 if k == 1 else 2 ** (k - 1)) for k in range(first, m + 1, 2))
     assert total.subs(M, m) == expected

@@ -2499,3 +2499,22 @@ def test_a_stockham_fft_stage_loop_with_a_break_and_power_of_two_bounds(tmp_path
     assert not data["fallbacks"], data["fallbacks"]
     for n in (1024, 2048):
         assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big{n}.trace", n), {"n": n})
+
+
+def test_a_value_set_by_an_else_if_chain(tmp_path):
+    """NPB MG's class letter: ``if (nx != ny || nx != nz) Class = 'U'; else if (nx == 32 && nit == 4)
+    Class = 'S'; else if ... else Class = 'U';`` then ``if (Class == 'A' || Class == 'S' || ...)``.
+    The letter resolved to the chain's last if alone, and the comparison of the whole chain did not
+    evaluate (an ITE printed as a numpy select): -45 % ops on its own first run.  Trained as MG's
+    recipe is, at S and at 64 with the same nit: exact at W, A, B, C and sizes of no class (U)."""
+    instrumented, plain = build(REAL / "classchain.c", tmp_path)
+    same_output(instrumented, plain, 32, 4)
+    small = [trace(instrumented, tmp_path / f"{nx}.trace", nx, 4) for nx in (32, 64)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert data["self_check"]["worst_error"] == 0
+    assert not [f for f in data["fallbacks"] if "classchain.c" in f], data["fallbacks"]
+    for args in ((64, 40), (256, 4), (256, 20), (512, 20), (100, 4), (64, 4, 32, 64)):
+        big = trace(instrumented, tmp_path / f"big{'-'.join(map(str, args))}.trace", *args)
+        values = dict(zip(("nx", "nit", "ny", "nz"), args if len(args) == 4 else (*args, args[0], args[0]), strict=True))
+        assert_exact(tmp_path / "m.json", big, values)
