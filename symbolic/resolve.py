@@ -630,8 +630,8 @@ class Resolver:
         while True:  # the if in a branch of an outer one: the value of its other branch where that holds
             branch = self._branch_block(cond.block)
             outer = self._if_of(branch)
-            if outer is None or outer.then_block is None:
-                return value
+            if outer is None or outer.then_block is None or self._within(branch):
+                return value  # (here in that branch, after the if: its value is this one)
             other = outer.else_block if branch == outer.then_block else outer.then_block
             try:
                 values = {branch: value, other: self._side_value(other, chosen, outer, branched)}
@@ -644,6 +644,16 @@ class Resolver:
                 return value
             value = sp.Piecewise((values[outer.then_block], condition), (values[outer.else_block], True))
             cond = outer
+
+    def _within(self, branch: int) -> bool:
+        """Whether this point is inside ``branch`` (a then or else block): between its first line
+        and the last line of the loops, conditions, assignments and calls in it or nested in it."""
+        data = self.unit.data
+        lines = [self.unit.blocks[branch].line]
+        for group in (data.loops, data.conds, data.calls, data.comms):
+            lines.extend(d.line for d in group if d.function == self.function and self._inside(d.block, {branch}))
+        lines.extend(a.line for a in self.fdesc.assignments if self._inside(a.block, {branch}))
+        return lines[0] <= self.line <= max(lines)
 
     def _if_of(self, branch: int | None):
         """The ``if`` of this function whose then or else block ``branch`` is, or None."""
