@@ -46,8 +46,7 @@ def _split_sum(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None
     folded = sp.piecewise_fold(unfolded)
     if not isinstance(folded, sp.Piecewise):
         return None
-    (first, cond), rest = folded.args[0], folded.args[1:]
-    other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
+    first, cond, other = _first_piece(folded)
     result = _split_on(first, cond, other, limits, depth, sign)
     if result is None:
         result = _split_one_at_a_time(unfolded, limits, depth, sign)
@@ -63,9 +62,14 @@ def _split_one_at_a_time(expr: sp.Expr, limits: tuple, depth: int, sign) -> sp.E
     if len(switching) < 2:
         return None
     outer = next(e for e in switching if not any(o is not e and o.has(e) for o in switching))
-    (first, cond), rest = outer.args[0], outer.args[1:]
-    other = rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
+    first, cond, other = _first_piece(outer)
     return _split_on(expr.xreplace({outer: first}), cond, expr.xreplace({outer: other}), limits, depth, sign)
+
+
+def _first_piece(piecewise: sp.Piecewise) -> tuple[sp.Expr, sp.Basic, sp.Expr]:
+    """A ?: as (its first value, that value's condition, the value otherwise)."""
+    (first, cond), rest = piecewise.args[0], piecewise.args[1:]
+    return first, cond, rest[0].expr if rest[0].cond == sp.true else sp.Piecewise(*rest)
 
 
 def _split_on(first: sp.Expr, cond: sp.Basic, other: sp.Expr, limits: tuple, depth: int, sign) -> sp.Expr | None:
@@ -184,11 +188,10 @@ def _interval(cond: sp.Basic, var: sp.Symbol, sign) -> tuple[sp.Expr, sp.Expr] |
         block = _block_owner(cond, var)
         if block is not None:
             return block
-        diff = sp.expand(cond.lhs - cond.rhs)
-        slope = diff.coeff(var)
-        if slope not in (1, -1) or sp.expand(diff - slope * var).has(var):
+        found = _equality_point(cond, var)
+        if found is None or found[0] not in (1, -1):
             return None
-        point = -(diff - slope * var) / slope
+        point = found[1]
         return (point, point) if point.is_integer is not False else None
     if isinstance(cond, sp.And) and len(cond.args) == 2:
         halves = [_half_line(c, var, sign) for c in cond.args]
@@ -204,14 +207,18 @@ def _scaled_point(cond: sp.Basic, var: sp.Symbol) -> sp.Expr | None:
     value is not known to be whole: -e / k, which a whole ``var`` meets only when it is (a stage
     loop ``for (l = 1; l <= m; l += 2)``, counted as l = 2 t + 1, meets ``l == m`` only for odd m,
     and sympy writes 2 t + 1 == c + 1 as t == c / 2); None for any other condition."""
-    if not isinstance(cond, sp.Eq):
-        return None
+    found = _equality_point(cond, var) if isinstance(cond, sp.Eq) else None
+    return None if found is None or found[1].is_integer else found[1]
+
+
+def _equality_point(cond: sp.Eq, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
+    """(k, -e / k) of an equality ``k var + e == 0`` with a rational k other than 0 and e free of
+    ``var``; None for any other equality."""
     diff = sp.expand(cond.lhs - cond.rhs)
     slope = diff.coeff(var)
     if not slope.is_Rational or slope == 0 or sp.expand(diff - slope * var).has(var):
         return None
-    point = -(diff - slope * var) / slope
-    return None if point.is_integer else point
+    return slope, -(diff - slope * var) / slope
 
 
 def _block_owner(cond: sp.Eq, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
