@@ -195,23 +195,15 @@ class LoopTrips(CountBase):
     def _fallback_trips(self, ctx, unit: UnitView, loop: LoopDescriptor, reason: str) -> sp.Expr:
         """Trips per entry fitted to the problem size (step 2), else the measured constant (step 3)."""
         where = self._where(unit, loop)
-        # an omp for shared by its team: each of the T threads enters it and runs its share, while
-        # the trips are the whole loop's (the team divides them, core._in_loops)
-        team = self._shared_by_team(unit, loop)
-        samples = []  # (symbol values, measured trips per entry) of every run holding this context
-        for run, node in self._same_context(ctx):
-            entries = node.summed(loop.entry_slot)
-            iterations = node.summed(unit.blocks[loop.body_block].slot)
-            if entries:
-                samples.append((self.values(run, 0), sp.Rational(iterations * (run.threads if team else 1), entries)))
+        samples = self._per_entry_samples(ctx, unit, loop, loop)
         if not samples:
             self.fallbacks.append(Fallback(where, "constant", "loop", f"{reason}; never entered in the run"))
             return sp.Integer(0)
         trips = samples[0][1]
         fitted, note = self._fit(samples)
         by_procs = per_process_count([(values[P], trips) for values, trips in samples])
-        if (fitted is None and by_procs is None) or (fitted is not None and self._worst_error(samples, fitted) > 0):
-            closer = self._closer_fit(ctx, unit, loop, fitted)
+        if fitted is None or self._worst_error(samples, fitted) > 0:
+            closer = self._closer_fit(ctx, unit, loop, fitted, exact_only=fitted is None and by_procs is not None)
             if closer is not None:
                 fitted, note = closer
         if fitted is not None:
@@ -229,13 +221,28 @@ class LoopTrips(CountBase):
                                        + ("" if len(samples) > 1 else " (give traces at two or more sizes to fit a form)")))
         return trips
 
-    def _closer_fit(self, ctx, unit: UnitView, loop: LoopDescriptor, own: sp.Expr | None
-                    ) -> tuple[sp.Expr, str] | None:
+    def _per_entry_samples(self, ctx, unit: UnitView, loop: LoopDescriptor, outer: LoopDescriptor
+                           ) -> list[tuple[dict, sp.Rational]]:
+        """(symbol values, iterations of ``loop`` per entry of ``outer``) of every run holding the
+        context that entered ``outer``; ``outer`` is ``loop`` itself or a loop around it.  An omp
+        for shared by its team (``outer``): each of the T threads enters it and runs its share,
+        while its trips are the whole loop's (the team divides them, core._in_loops)."""
+        team = self._shared_by_team(unit, outer)
+        samples = []
+        for run, node in self._same_context(ctx):
+            entries = node.summed(outer.entry_slot)
+            if entries:
+                iterations = node.summed(unit.blocks[loop.body_block].slot) * (run.threads if team else 1)
+                samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
+        return samples
+
+    def _closer_fit(self, ctx, unit: UnitView, loop: LoopDescriptor, own: sp.Expr | None,
+                    exact_only: bool = False) -> tuple[sp.Expr, str] | None:
         """Trips per entry that reproduce the loop's iterations better than its own fit per entry
-        (``own``, approximate, or None where no form fits): its iterations per entry of an
+        (``own``: approximate, or None where no form fits): its iterations per entry of an
         enclosing loop, fitted and divided by the trips of the loops between
-        (:meth:`_per_enclosing_fits`), or its iterations over the whole context, fitted and divided
-        by its entries as the model has them.
+        (:meth:`_per_enclosing_fits`), or its iterations over the whole context per process,
+        fitted and divided by its entries as the model has them (:meth:`_per_context_fit`).
 
         A bound read from an array the enclosing loop indexes (``for (ii = 0; ii < nAtoms[iBox];
         ii++)`` inside ``for (iBox ...)``: atoms per link cell) has no form per entry (the mean
@@ -244,141 +251,150 @@ class LoopTrips(CountBase):
         smoother: ``for (block ...)`` then k, j and i up to ``level->my_blocks[block].dim.k``, ...,
         on every level of the multigrid from one call) has a mean per entry that mixes the levels,
         and the product of the loops' means is not the cells smoothed (the fine level's many small
-        blocks, the coarse levels' few large ones: +62 % on HPGMG-FV's first run), while the cells
-        smoothed over the run follow the size.  Each choice is scored by the iterations it gives
-        over each training run (its entries as modelled times its trips, against the counter):
-        the own fit stays where it is within the self-check's :data:`TOLERANCE`, else the closest
-        is taken, in this order on a tie: the own fit, the nearest enclosing loop outwards, the
-        whole context; without an own fit, the closest within :data:`FIT_TOLERANCE` (before the
-        nearest form, which is further off than that per entry).  A choice that
-        divides by trips or entries is taken only where those are positive in every training
-        run (graph500's loops over the other ranks: entries with a factor P - 1, 0 on one process).
-        Where the model's entries are not the loop's (an entry counter apart from its block's, or
-        entries that differ by rank), the nearest enclosing loop whose fit is exact, as before.
+        blocks, the coarse levels' few large ones: HPGMG-FV's first run +48 % in ops), while the
+        cells smoothed over the run follow the size.
+
+        Each choice is scored by the iterations it gives over each training run (its entries as
+        modelled times its trips, against the counter, :meth:`_iterations_error`): the own fit
+        stays where it is within the self-check's :data:`TOLERANCE`, else the closest is taken
+        (between equally close ones, the first of: the own fit, the nearest enclosing loop
+        outwards, the whole context).  Without an own fit, the closest within
+        :data:`FIT_TOLERANCE` of the iterations, which the nearest form, the next step, is not;
+        with ``exact_only`` (the trips are one constant per process count, the step after), only
+        one that gives them exactly.  Where the model's entries cannot be scored
+        (:meth:`_modelled_entries`), the nearest enclosing loop whose fit is exact.
         """
         enclosing = self._per_enclosing_fits(ctx, unit, loop)
         entries = self._modelled_entries(ctx, unit, loop)
         if entries is None:
             exact = [(trips, note) for trips, note, error in enclosing if error == 0]
             return exact[0] if exact else None
-        candidates = ([] if own is None else [(own, None)]) + [(trips, note) for trips, note, _ in enclosing]
+        choices = [(trips, note) for trips, note, _ in enclosing]
         whole = self._per_context_fit(ctx, unit, loop, entries)
         if whole is not None:
-            candidates.append(whole)
+            choices.append(whole)
+        if own is not None and self._iterations_error(ctx, unit, loop, entries, own) <= TOLERANCE:
+            return None
+        best_error, best = math.inf, None
+        for trips, note in choices:
+            error = self._iterations_error(ctx, unit, loop, entries, trips)
+            if error < best_error:
+                best_error, best = error, (trips, note)
+        if best is None:
+            return None
+        if own is not None:
+            return best if best_error < self._iterations_error(ctx, unit, loop, entries, own) else None
+        return best if best_error <= (0 if exact_only else FIT_TOLERANCE) else None
+
+    def _iterations_error(self, ctx, unit: UnitView, loop: LoopDescriptor, entries: sp.Expr, trips: sp.Expr) -> float:
+        """The largest relative difference, over the training runs that hold the context, between
+        the loop's iterations as ``entries`` times ``trips`` and its counter (inf where no number)."""
         slot = unit.blocks[loop.body_block].slot
-        scored = []
-        for order, (trips, note) in enumerate(candidates):
-            worst = 0.0
-            for run, node in self._same_context(ctx):
-                modelled = self.summed(entries * trips, run)
-                measured = node.summed(slot)
-                if modelled is None:
-                    worst = math.inf
-                    break
-                worst = max(worst, abs(modelled - measured) / max(measured, 1))
-            scored.append((worst if worst > 1e-9 else 0.0, order, trips, note))
-        if not scored or (own is not None and scored[0][0] <= TOLERANCE):
-            return None
-        best = min(scored, key=lambda item: item[:2])
-        if best[3] is None or (own is None and best[0] > FIT_TOLERANCE):
-            return None
-        return best[2], best[3]
+        worst = 0.0
+        for run, node in self._same_context(ctx):
+            modelled = self.summed(entries * trips, run)
+            if modelled is None:
+                return math.inf
+            measured = node.summed(slot)
+            worst = max(worst, abs(modelled - measured) / max(measured, 1))
+        return worst if worst > 1e-9 else 0.0
 
     def _positive_in_training(self, expr: sp.Expr) -> bool:
-        """Whether ``expr`` (a divisor: trips or entries) is a positive number at every training
-        run's values, also those of runs that do not hold the context."""
-        for values in self._training_values:
-            number = _number(expr, values)
-            if number is None or not number > 0:
-                return False
+        """Whether ``expr`` (a divisor: trips or entries) is a positive number on every rank of
+        every training run, also the runs that do not hold the context."""
+        for run in (self.run, *self.extra_runs):
+            for rank in range(run.nranks):
+                number = _number(expr, self.values(run, rank))
+                if number is None or not number > 0:
+                    return False
         return True
 
     def _per_enclosing_fits(self, ctx, unit: UnitView, loop: LoopDescriptor) -> list[tuple[sp.Expr, str, float]]:
         """(trips per entry, note, the fit's worst error) from the loop's iterations per entry of
-        each enclosing loop outwards (:meth:`_entered_per_iteration`) fitted within
-        :data:`FIT_TOLERANCE`, divided by the trips of that loop and of every loop between."""
+        each enclosing loop outwards (:meth:`_entered_per_iteration`), fitted within
+        :data:`FIT_TOLERANCE` and divided by the trips of that loop and of every loop between."""
         found = []
         chain = self._entered_per_iteration(ctx, unit, loop)
         for depth, ancestor in enumerate(chain):
-            # an omp for shared by its team: each thread enters it, its trips are the whole loop's
-            team = self._shared_by_team(unit, ancestor)
             if any(self._shared_by_team(unit, inner) for inner in (loop, *chain[:depth])):
-                break
-            samples = []
-            for run, node in self._same_context(ctx):
-                entries = node.summed(ancestor.entry_slot)
-                if entries:
-                    iterations = node.summed(unit.blocks[loop.body_block].slot) * (run.threads if team else 1)
-                    samples.append((self.values(run, 0), sp.Rational(iterations, entries)))
+                break  # (only the outermost may be an omp for: its team shares its trips)
+            samples = self._per_entry_samples(ctx, unit, loop, ancestor)
             if len(samples) < 2:
                 break
             fitted, note = self._fit(samples)
             error = math.inf if fitted is None else self._worst_error(samples, fitted)
             if error > FIT_TOLERANCE:
                 continue
-            divisor = sp.Integer(1)
-            for enclosing in chain[:depth + 1]:
-                trips = self._decided_trips(ctx, unit, enclosing)
-                if trips is None:
-                    break
-                divisor *= trips
-            else:
-                names = {loop_symbol(unit.key, enclosing.id, enclosing.var or "_") for enclosing in chain[:depth + 1]}
-                if not divisor.has(TID) and not divisor.free_symbols & names and self._positive_in_training(divisor):
-                    which = f"the loop at line {ancestor.line}" + ("" if depth == 0 else f" ({depth + 1} levels out)")
-                    found.append((fitted / divisor, f" ({fitted} iterations per entry of {which}, divided by the "
-                                  f"trips of the loops between{note or ''})", error))
-                    continue
-            break
+            divisor = self._trips_of(ctx, unit, chain[:depth + 1])
+            if divisor is None:
+                break
+            which = f"the loop at line {ancestor.line}" + ("" if depth == 0 else f" ({depth + 1} levels out)")
+            found.append((fitted / divisor, f" ({fitted} iterations per entry of {which}, divided by the trips of "
+                          f"the loops between{note or ''})", error))
         return found
 
+    def _trips_of(self, ctx, unit: UnitView, loops: list[LoopDescriptor]) -> sp.Expr | None:
+        """The product of the trips per entry of ``loops`` (enclosing loops, decided before their
+        inner loops) as the model has them, when it is a positive number on every rank of every
+        training run and holds none of their variables or the thread number; None otherwise."""
+        product = sp.Integer(1)
+        for enclosing in loops:
+            key = (self._ids[id(ctx)], enclosing.id)
+            trips = self._loop_mode.get(key)
+            if trips is None:
+                try:
+                    trips = self._loop_scale.get(key, 1) * self.trips(unit, enclosing, ctx)[3]
+                except Unresolved:
+                    return None
+            product *= trips
+        names = {loop_symbol(unit.key, enclosing.id, enclosing.var or "_") for enclosing in loops}
+        if product.has(TID) or product.free_symbols & names or not self._positive_in_training(product):
+            return None
+        return product
+
     def _entered_per_iteration(self, ctx, unit: UnitView, loop: LoopDescriptor) -> list[LoopDescriptor]:
-        """The loops enclosing ``loop`` in its function, nearest first, as far out as each is
-        entered once per iteration of the next in every run that holds the context (not under a
+        """The loops around ``loop`` in its function, nearest first, as far out as each is entered
+        once per iteration of the loop around it in every run that holds the context (not under a
         conditional there)."""
         chain = []
         child = loop
-        while child.parent is not None and child.entry_slot is not None:
+        while child.parent is not None:
             parent = unit.loops[child.parent]
-            if parent.function != loop.function or parent.body_block is None or parent.entry_slot is None:
-                break
-            body = unit.blocks[parent.body_block].slot
-            if any(node.summed(child.entry_slot) != node.summed(body) for _, node in self._same_context(ctx)):
+            if parent.function != loop.function or parent.body_block is None or parent.entry_slot is None \
+                    or not self._counted_alike(ctx, child.entry_slot, unit.blocks[parent.body_block].slot):
                 break
             chain.append(parent)
             child = parent
         return chain
 
-    def _decided_trips(self, ctx, unit: UnitView, loop: LoopDescriptor) -> sp.Expr | None:
-        """An enclosing loop's trips per entry as the model has them (decided before its inner
-        loops): its fallback, else its symbolic count times its scale; None where neither is."""
-        key = (self._ids[id(ctx)], loop.id)
-        trips = self._loop_mode.get(key)
-        if trips is not None:
-            return trips
-        try:
-            return self._loop_scale.get(key, 1) * self.trips(unit, loop, ctx)[3]
-        except Unresolved:
-            return None
+    def _counted_alike(self, ctx, slot: int | None, other: int) -> bool:
+        """Whether counter ``slot`` (an entry counter) equals counter ``other`` (a block's) in
+        every run that holds the context."""
+        return slot is not None and all(node.summed(slot) == node.summed(other) for _, node in self._same_context(ctx))
 
     def _modelled_entries(self, ctx, unit: UnitView, loop: LoopDescriptor) -> sp.Expr | None:
-        """The loop's entries over the context as the model has them (its block's executions),
-        when those are its entries in every run and the same on every rank and thread; None
-        otherwise."""
-        if loop.block is None or loop.entry_slot is None:
+        """The loop's entries over the context as the model has them (its block's executions), to
+        score trips per entry by: None where the model's iterations are not those entries times
+        its trips (an omp for shared by its team, whose trips the team divides; a loop one thread
+        of the team runs; an entry counter apart from its block's), or where they are not one form
+        of the sizes for every rank and thread."""
+        if loop.block is None or self._shared_by_team(unit, loop) or loop.once \
+                or not self._counted_alike(ctx, loop.entry_slot, unit.blocks[loop.block].slot):
             return None
-        slot = unit.blocks[loop.block].slot
-        if any(node.summed(loop.entry_slot) != node.summed(slot) for _, node in self._same_context(ctx)):
+        try:
+            entries = self.total(ctx, unit, loop.block)
+        except Unresolved:
             return None
-        entries = self.total(ctx, unit, loop.block)
         if entries.has(TID) or entries.free_symbols - {P, T, *self.size_symbols}:
             return None
         return entries
 
     def _per_context_fit(self, ctx, unit: UnitView, loop: LoopDescriptor, entries: sp.Expr
                          ) -> tuple[sp.Expr, str] | None:
-        """Trips per entry as the loop's iterations over the context per rank, fitted within
-        :data:`FIT_TOLERANCE`, divided by its modelled ``entries``."""
+        """Trips per entry as the loop's iterations over the context per process (their mean over
+        the ranks: every rank gets it), fitted within :data:`FIT_TOLERANCE`, divided by its
+        modelled ``entries`` where those are positive in every training run (graph500's loops
+        over the other ranks: entries with a factor P - 1, none on one process)."""
         samples = []
         for run, node in self._same_context(ctx):
             iterations = node.summed(unit.blocks[loop.body_block].slot)

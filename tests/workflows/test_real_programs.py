@@ -2520,20 +2520,23 @@ def test_a_value_set_by_an_else_if_chain(tmp_path):
         assert_exact(tmp_path / "m.json", big, values)
 
 
-def test_a_nest_whose_every_bound_is_a_block_field_is_fitted_at_its_outermost_loop(tmp_path, monkeypatch):
+@pytest.mark.parametrize("source, inner, outer", [("blocknest.c", 45, 38), ("blockteam.c", 49, 42)])
+def test_a_nest_whose_every_bound_is_a_block_field_is_fitted_at_its_outermost_loop(tmp_path, monkeypatch,
+                                                                                    source, inner, outer):
     """HPGMG-FV's smoother: ``for (block ...)`` then k, j, i up to ``level->my_blocks[block].dim.k``,
     ..., on a fine level of many 4^3 tiles and a coarse level of one block, from one call.  Each
     loop's trips per entry were fitted alone and their product missed the cells smoothed: the
     innermost body 2.4 % off its own runs and its flops -2.4 % at 8x (HPGMG-FV +48 % off its first
     run).  The innermost loop is fitted as iterations per entry of the block loop (17 n^3 / 24),
-    divided by the loops between: its body exact at 4x and 8x on 1 and 2 threads."""
-    instrumented, plain = build(REAL / "blocknest.c", tmp_path, "-fopenmp")
+    divided by the loops between: its body exact at 4x and 8x on 1 and 2 threads, also where the
+    block loop is an omp for shared by its team (blockteam.c)."""
+    instrumented, plain = build(REAL / source, tmp_path, "-fopenmp")
     same_output(instrumented, plain, 16)
     small = thread_traces(monkeypatch, instrumented, tmp_path, (8, 16))
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
-    inner = [note for note in data["fallbacks"] if "blocknest.c:45:" in note]
-    assert inner and all("iterations per entry of the loop at line 38 (3 levels out)" in note for note in inner)
+    found = [note for note in data["fallbacks"] if f"{source}:{inner}:" in note]
+    assert found and all(f"iterations per entry of the loop at line {outer} (3 levels out)" in note for note in found)
     assert data["self_check"]["worst_error"] < 0.01  # the k and j loops' own headers stay fitted alone
     model = load_model(tmp_path / "m.json")
     for threads in (1, 2):
