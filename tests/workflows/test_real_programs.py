@@ -2574,3 +2574,23 @@ def test_a_nest_of_block_fields_smoothed_on_every_level_is_fitted_over_the_conte
             predicted = model.counts({"n": n}, run.nranks, run.threads)["total"]
             for key in ("ops", "flops", "stores"):
                 assert predicted[key] == pytest.approx(measured[key], rel=0.005), (n, threads, key)
+
+
+def test_a_fitted_true_ratio_is_capped_at_one_beyond_the_runs(tmp_path, capsys):
+    """A data test whose true share grows with the size (HPGMG-FV's boundary faces): n * n / 400
+    cells marked (at most n) of the n tested.  From n = 40 and 80 the marked cells' executions fit
+    n^2 / 40 per call, the tests 10 n: at n = 800 the ratio was 2, the marked cells +50 % and the
+    else block -8000 times, which predict refused.  Capped at 1: exact at 10x and 20x, predicted."""
+    instrumented, plain = build(REAL / "ratiocap.c", tmp_path)
+    same_output(instrumented, plain, 80)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (40, 80)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    notes = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
+    assert any("ratiocap.c:22: conditional modeled as fit" in note for note in notes), notes
+    for n in (800, 1600):
+        assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / f"big{n}.trace", n), {"n": n})
+    profile = tmp_path / "machine.json"
+    assert cli.main(["machine-profile", "--manual", "ops=1e-9", "-o", str(profile)]) == 0
+    capsys.readouterr()
+    assert cli.main(["predict", str(tmp_path / "m.json"), "--machine", str(profile), "n=1600", "P=1"]) == 0
+    assert "predicted time" in capsys.readouterr().out
