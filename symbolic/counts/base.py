@@ -393,6 +393,9 @@ class CountBase:
             return None, ""
         error, c, form = best
         c = sp.nsimplify(c, rational=True, tolerance=1e-6 * max(abs(c), 1.0))
+        if error <= FIT_TOLERANCE:  # (a caller that fits no form of its own: a true ratio's share)
+            return c * form, f" (the nearest form, off by up to {error:.1%} on the {len(samples)} runs, where {what} " \
+                             f"would be off by {constant:.1%})"
         return c * form, (f" (NO form within {FIT_TOLERANCE:.0%}: the nearest, off by up to {error:.1%} on the "
                           f"{len(samples)} runs, where {what} would be off by {constant:.1%})")
 
