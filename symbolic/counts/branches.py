@@ -16,7 +16,7 @@ from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopD
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
 from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, per_process_ratio
 from perfeq.symbolic.resolve import UnitView, condition_resolver
-from perfeq.symbolic.symbols import TID
+from perfeq.symbolic.symbols import TID, P
 
 
 class Branches(CountBase):
@@ -72,6 +72,9 @@ class Branches(CountBase):
             return form
         if not samples:
             return sp.Integer(0)
+        never = _never_at(measured)
+        if never:
+            return self._ratio_where_held(ctx, unit, cond, block, measured, never)
         if not _disagree([(ratio, n) for _, ratio, n in measured if ratio is not None]):
             return samples[0][1]
         fitted = self._fitted_ratio(ctx, unit, cond, block, samples[0][1])
@@ -91,8 +94,31 @@ class Branches(CountBase):
                                        f"{float(kept):.4g}, is kept"))
         return kept
 
+    def _ratio_where_held(self, ctx, unit: UnitView, cond: CondDescriptor, block,
+                          measured: list[tuple[int, sp.Rational | None, int]], never: set[int]) -> sp.Expr:
+        """The true ratio of a conditional that never held on some process counts (``never``: every
+        run there evaluated it and measured 0) and did on others: 0 at those, and at any other P the
+        ratio of the runs where it held (theirs when they agree, else fitted to the size, else the
+        first's).  A test for a message that has arrived (graph500's ``if (flag)`` after
+        ``MPI_Testany``, ``if (length > 0)``) never holds on one process, and how often it holds on
+        two is data: the first run's ratio, one process's 0, made every message of the run on two
+        processes vanish, or another's made messages on one (where it has none)."""
+        held = [(procs, ratio, n) for procs, ratio, n in measured if ratio is not None and procs not in never]
+        kept = held[0][1]
+        note = f"{float(kept):.4g}, the first's there"
+        if not _disagree([(ratio, n) for _, ratio, n in held]):
+            note = f"{float(kept):.4g}"
+        else:
+            fitted = self._fitted_ratio(ctx, unit, cond, block, kept, skip=never)
+            if fitted is not None:
+                kept, note = fitted
+        shown = ", ".join(str(procs) for procs in sorted(never))
+        self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional",
+                                       f"never true on P = {shown} (0 in every run there); elsewhere {note}"))
+        return sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in sorted(never)))), (kept, True))
+
     def _fitted_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block,
-                      first: sp.Rational) -> tuple[sp.Expr, str] | None:
+                      first: sp.Rational, skip: set[int] = frozenset()) -> tuple[sp.Expr, str] | None:
         """When the runs' true ratios differ because the count of the then block follows a form of
         the size that the condition does not show, its executions per invocation as that form over
         the condition's evaluations per invocation:
@@ -107,10 +133,13 @@ class Branches(CountBase):
           n^2 of n^3 tests; the primes of a sieve, n / log n of n): the first run's ratio, kept,
           was +488 % on the stores at 8x, the nearest form a few %.
 
-        None otherwise (the first run's ratio is kept)."""
+        Runs on the process counts in ``skip`` are left out.  None otherwise (the first run's ratio
+        is kept)."""
         samples = []
         for run, node in self._same_context(ctx):
             calls = node.summed(None)
+            if run.nranks in skip:
+                continue
             if calls:
                 samples.append((self.values(run, 0), sp.Rational(node.summed(block.slot), calls)))
         if len(samples) < 2 or cond.block is None:
@@ -237,6 +266,17 @@ class Branches(CountBase):
                     and other.anchor == block.anchor and best.line <= other.line <= block.line):
                 return None
         return best
+
+
+def _never_at(measured: list[tuple[int, sp.Rational | None, int]]) -> set[int]:
+    """The process counts at which every run that evaluated the condition measured a true ratio of
+    0, when runs at another process count measured one above 0; empty otherwise."""
+    by_procs: dict[int, list[sp.Rational]] = {}
+    for procs, ratio, _ in measured:
+        if ratio is not None:
+            by_procs.setdefault(procs, []).append(ratio)
+    never = {procs for procs, ratios in by_procs.items() if all(ratio == 0 for ratio in ratios)}
+    return never if len(never) < len(by_procs) else set()
 
 
 def _disagree(ratios: list[tuple[sp.Rational, int]]) -> bool:

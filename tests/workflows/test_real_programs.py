@@ -2594,3 +2594,20 @@ def test_a_fitted_true_ratio_is_capped_at_one_beyond_the_runs(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["predict", str(tmp_path / "m.json"), "--machine", str(profile), "n=1600", "P=1"]) == 0
     assert "predicted time" in capsys.readouterr().out
+
+
+def test_a_data_test_that_never_holds_on_one_process(tmp_path):
+    """graph500's polling (`if (flag)` after MPI_Testany: no message when a rank is alone): items owned
+    by another rank are marked, none on one process and n^2 / 400 of n on two, each exchanged with
+    the neighbours.  No one ratio and no a + b / P holds, and the first run's was kept: at n = 200
+    the messages were +inf on one process and -80 % on two.  Now 0 where it never held and the
+    ratio of the runs where it did (fitted to the size) elsewhere: exact on 1 and 2 processes."""
+    run = mpi_program(tmp_path, REAL / "neverone.c")
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (40, 80) for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("neverone.c:28: conditional modeled as measured-ratio: never true on P = 1" in note
+               for note in data["fallbacks"]), data["fallbacks"]
+    assert data["self_check"]["worst_error"] == 0
+    for procs in (1, 2):
+        assert_exact(tmp_path / "m.json", run(procs, 200, f"big-P{procs}.trace"), {"n": 200})
