@@ -137,9 +137,9 @@ class Branches(CountBase):
         is kept)."""
         samples = []
         for run, node in self._same_context(ctx):
-            calls = node.summed(None)
             if run.nranks in skip:
                 continue
+            calls = node.summed(None)
             if calls:
                 samples.append((self.values(run, 0), sp.Rational(node.summed(block.slot), calls)))
         if len(samples) < 2 or cond.block is None:

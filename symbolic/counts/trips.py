@@ -264,17 +264,17 @@ class LoopTrips(CountBase):
         one that gives them exactly.  Where the model's entries cannot be scored
         (:meth:`_modelled_entries`), the nearest enclosing loop whose fit is exact.
         """
-        enclosing = self._per_enclosing_fits(ctx, unit, loop)
         entries = self._modelled_entries(ctx, unit, loop)
         if entries is None:
-            exact = [(trips, note) for trips, note, error in enclosing if error == 0]
+            exact = [(trips, note) for trips, note, error in self._per_enclosing_fits(ctx, unit, loop) if error == 0]
             return exact[0] if exact else None
-        choices = [(trips, note) for trips, note, _ in enclosing]
+        own_error = math.inf if own is None else self._iterations_error(ctx, unit, loop, entries, own)
+        if own_error <= TOLERANCE:
+            return None
+        choices = [(trips, note) for trips, note, _ in self._per_enclosing_fits(ctx, unit, loop)]
         whole = self._per_context_fit(ctx, unit, loop, entries)
         if whole is not None:
             choices.append(whole)
-        if own is not None and self._iterations_error(ctx, unit, loop, entries, own) <= TOLERANCE:
-            return None
         best_error, best = math.inf, None
         for trips, note in choices:
             error = self._iterations_error(ctx, unit, loop, entries, trips)
@@ -283,7 +283,7 @@ class LoopTrips(CountBase):
         if best is None:
             return None
         if own is not None:
-            return best if best_error < self._iterations_error(ctx, unit, loop, entries, own) else None
+            return best if best_error < own_error else None
         return best if best_error <= (0 if exact_only else FIT_TOLERANCE) else None
 
     def _iterations_error(self, ctx, unit: UnitView, loop: LoopDescriptor, entries: sp.Expr, trips: sp.Expr) -> float:
@@ -339,14 +339,10 @@ class LoopTrips(CountBase):
         training run and holds none of their variables or the thread number; None otherwise."""
         product = sp.Integer(1)
         for enclosing in loops:
-            key = (self._ids[id(ctx)], enclosing.id)
-            trips = self._loop_mode.get(key)
-            if trips is None:
-                try:
-                    trips = self._loop_scale.get(key, 1) * self.trips(unit, enclosing, ctx)[3]
-                except Unresolved:
-                    return None
-            product *= trips
+            try:  # its trips per entry as the model sums over it: its fallback, else its scaled count
+                product *= self._sum_over(ctx, unit, enclosing, sp.Integer(1))
+            except Unresolved:
+                return None
         names = {loop_symbol(unit.key, enclosing.id, enclosing.var or "_") for enclosing in loops}
         if product.has(TID) or product.free_symbols & names or not self._positive_in_training(product):
             return None

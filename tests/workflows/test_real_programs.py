@@ -91,6 +91,17 @@ def thread_traces(monkeypatch, binary: Path, folder: Path, sizes: tuple[int, ...
     return traces
 
 
+def counts_on_threads(folder: Path, binary: Path, monkeypatch, sizes: tuple[int, ...]):
+    """(n, threads, predicted, measured) for ``binary n`` traced at each of ``sizes`` on 1 and 2
+    OpenMP threads, against the model ``folder/m.json``: the total counts, key by key."""
+    model = load_model(folder / "m.json")
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        for n in sizes:
+            run = from_trace(trace(binary, folder / f"big{n}-{threads}.trace", n))
+            yield n, threads, model.counts({"n": n}, run.nranks, run.threads)["total"], measured_counts(run)["total"]
+
+
 def assert_exact(model_path: Path, trace_path: Path, values: dict[str, float]) -> None:
     """The model's counts at ``values`` equal what the run measured, key by key."""
     model = load_model(model_path)
@@ -2538,16 +2549,10 @@ def test_a_nest_whose_every_bound_is_a_block_field_is_fitted_at_its_outermost_lo
     found = [note for note in data["fallbacks"] if f"{source}:{inner}:" in note]
     assert found and all(f"iterations per entry of the loop at line {outer} (3 levels out)" in note for note in found)
     assert data["self_check"]["worst_error"] < 0.01  # the k and j loops' own headers stay fitted alone
-    model = load_model(tmp_path / "m.json")
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        for n in (64, 128):
-            run = from_trace(trace(instrumented, tmp_path / f"big{n}-{threads}.trace", n))
-            measured = measured_counts(run)["total"]
-            predicted = model.counts({"n": n}, run.nranks, run.threads)["total"]
-            for key in ("flops", "stores"):  # the innermost body's alone
-                assert predicted[key] == pytest.approx(measured[key], rel=1e-9), (n, threads, key)
-            assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.005)
+    for n, threads, predicted, measured in counts_on_threads(tmp_path, instrumented, monkeypatch, (64, 128)):
+        for key in ("flops", "stores"):  # the innermost body's alone
+            assert predicted[key] == pytest.approx(measured[key], rel=1e-9), (n, threads, key)
+        assert predicted["ops"] == pytest.approx(measured["ops"], rel=0.005)
 
 
 def test_a_nest_of_block_fields_smoothed_on_every_level_is_fitted_over_the_context(tmp_path, monkeypatch):
@@ -2565,15 +2570,9 @@ def test_a_nest_of_block_fields_smoothed_on_every_level_is_fitted_over_the_conte
     blocks = [note for note in data["fallbacks"] if "blocklevels.c:36:" in note]
     assert blocks and all("iterations over the context per process, divided by its entries" in note for note in blocks)
     assert data["self_check"]["worst_error"] < 0.01
-    model = load_model(tmp_path / "m.json")
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        for n in (128, 256):
-            run = from_trace(trace(instrumented, tmp_path / f"big{n}-{threads}.trace", n))
-            measured = measured_counts(run)["total"]
-            predicted = model.counts({"n": n}, run.nranks, run.threads)["total"]
-            for key in ("ops", "flops", "stores"):
-                assert predicted[key] == pytest.approx(measured[key], rel=0.005), (n, threads, key)
+    for n, threads, predicted, measured in counts_on_threads(tmp_path, instrumented, monkeypatch, (128, 256)):
+        for key in ("ops", "flops", "stores"):
+            assert predicted[key] == pytest.approx(measured[key], rel=0.005), (n, threads, key)
 
 
 def test_a_fitted_true_ratio_is_capped_at_one_beyond_the_runs(tmp_path, capsys):
