@@ -99,6 +99,9 @@ class CondDescriptor:
     # if only (not a select): first slot of its branch predictor (runtime/c/perfeq_rt.h PERFEQ_BRANCH):
     # slot counts the mispredictions of a local-history predictor per context; the others are its state
     predictor: int | None = None
+    # an if on the flag an MPI test or probe set before it in the function (``MPI_Testany(..., &flag,
+    # ...); if (flag) process(...)``): whether a message has arrived, the waiting's timing
+    polled: bool = False
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ class ContextObservation:
     # the unit's source and text digest: what tells it in another run (builds of one file with other
     # -D sizes have descriptor files of their own, NAME-<digest>.perfeq.json, and the same source)
     source: str = ""
+    # the contexts of a polling function gathered into one (gather_polling): entered from no one site
+    polling: bool = False
     _path: tuple | None = field(default=None, repr=False, compare=False)  # path(), once the tree is built
 
     def counter(self, rank: int, slot: int | None) -> int:
@@ -117,6 +119,8 @@ def from_trace(path: str | Path) -> RunObservation:
     sources = {key: f"{Path(unit.source).name}@{(unit.digest or '')[:16]}" for key, unit in units.items()
                if unit.source}  # (hand-written descriptors may have neither: the file's name then)
     roots = [obs for obs in (_observe(node, None, sources) for node in graph.roots) if obs is not None]
+    for root in roots:
+        gather_polling(root, units)
     mpi = any(rank.header.get("rank_source", "mpi") == "mpi" for rank in trace.ranks.values())
     run = RunObservation(str(path), params, trace.nranks, threads, units, roots, rank_params, mpi)
     for unit in units.values():  # named with --param and recorded by no statement of their own
@@ -184,6 +188,68 @@ def _observe(node: CallNode, parent: ContextObservation | None, sources: dict[st
         if observed is not None:
             obs.children.append(observed)
     return obs
+
+
+def gather_polling(root: ContextObservation, units: dict[str, UnitDescriptors]) -> None:
+    """Gather the contexts of each polling function under ``root`` into one context of ``root``
+    entered from no one call site (site -1, ``polling``), their subtrees merged by call path.
+
+    A polling function tests whether a message has arrived (an ``if`` on the flag of an MPI test or
+    probe, CondDescriptor.polled: graph500's ``aml_poll_intra``, ``MPI_Testany(..., &flag, ...); if
+    (flag) process_intra(...)``).  It is called from loops that wait (for a send to go, for a
+    barrier), and which of them finds a given message is the waiting's timing: each context, fitted
+    on its own, had a share of the messages that no form of the size holds, while all of them
+    together handle every message the process receives.  Nested polling functions are gathered
+    each into their own context."""
+    polling = {(path, cond.function) for path, unit in units.items() for cond in unit.conds if cond.polled}
+    if not polling:
+        return
+    found: list[ContextObservation] = []
+    stack = list(root.children)
+    while stack:
+        node = stack.pop()
+        if (node.unit, node.function) in polling:
+            found.append(node)
+        stack.extend(node.children)
+    if not found:
+        return
+    for node in found:
+        node.parent.children.remove(node)
+    gathered: dict[tuple, ContextObservation] = {}
+    for node in found:
+        key = (node.unit, node.function)
+        if key not in gathered:
+            gathered[key] = ContextObservation(node.unit, node.function, -1, root, source=node.source, polling=True)
+            root.children.append(gathered[key])
+        _merge_into(gathered[key], node)
+
+
+def _merge_into(into: ContextObservation, node: ContextObservation) -> None:
+    """Add the counts of ``node`` and its subtree to ``into`` (children matched by unit, function
+    and call site)."""
+    for rank, calls in node.calls.items():
+        into.calls[rank] = into.calls.get(rank, 0) + calls
+    for rank, counters in node.counters.items():
+        mine = into.counters.setdefault(rank, {})
+        for slot, count in counters.items():
+            mine[slot] = mine.get(slot, 0) + count
+    for rank, stats in node.values.items():
+        mine = into.values.setdefault(rank, {})
+        for slot, stat in stats.items():
+            mine[slot] = mine[slot].merge(stat) if slot in mine else stat
+    for rank, sites in node.mpi.items():
+        mine = into.mpi.setdefault(rank, {})
+        for site, records in sites.items():
+            mine.setdefault(site, []).extend(records)
+    for rank, records in node.unsited.items():
+        into.unsited.setdefault(rank, []).extend(records)
+    children = {(c.unit, c.function, c.site): c for c in into.children}
+    for child in node.children:
+        key = (child.unit, child.function, child.site)
+        if key not in children:
+            children[key] = ContextObservation(child.unit, child.function, child.site, into, source=child.source)
+            into.children.append(children[key])
+        _merge_into(children[key], child)
 
 
 def called_in_team(units: dict[str, UnitDescriptors], ctx: ContextObservation) -> bool:

@@ -13,6 +13,7 @@ from pycparser import c_ast
 from perfeq.arguments import lvalue_symbol, path_root
 from perfeq.instrument import descriptors as d
 from perfeq.instrument import hooks
+from perfeq.instrument.collect.loopplan import poll_flag
 from perfeq.instrument.collect.walk import (
     COMMAND_LINE,
     INCREMENTS,
@@ -290,6 +291,9 @@ class CallSites:
                 symbol = "P" if kind == "mpi_size" else "rank"
                 if args[0].strip() == "MPI_COMM_WORLD" or _world_alias(self.u, args[0].strip()):
                     self.param(call, variable, symbol, kind, call)
+        flag = poll_flag(name, args)
+        if flag is not None:
+            self.poll_flags.add(flag)
         if name in _HANDLES and args and call.args:
             new_handle = lvalue_path(call.args.exprs[-1])
             if new_handle:

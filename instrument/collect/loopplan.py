@@ -431,12 +431,17 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     if has_goto and any(True for _ in find(node.stmt, c_ast.Goto, c_ast.Label)):
         flags.append("goto")
         warnings.append("goto is not supported; this loop is modeled as measured (fit or constant)")
-    if "data-dependent" in flags and spin_wait(node.stmt):
+    if "data-dependent" in flags and (spin_wait(node.stmt) or polls_until(node)):
         flags.append("wait")
         if warnings and warnings[-1].startswith("data-dependent"):
             warnings.pop()
-        warnings.append(f"{kind} loop waits for another thread or process (it only polls): its iterations "
-                        "are waiting time, not work, and count no operations")
+        if spin_wait(node.stmt):
+            warnings.append(f"{kind} loop waits for another thread or process (it only polls): its iterations "
+                            "are waiting time, not work, and count no operations")
+        else:
+            warnings.append(f"{kind} loop waits for an MPI request or message (its condition is the flag of an "
+                            "MPI test in its body): its iterations are waiting time and count no operations; "
+                            "the functions it calls count theirs")
     return flags, warnings
 
 
@@ -444,6 +449,52 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
 _POLL_PRAGMA = re.compile(r"^\s*omp\s+(flush\b|atomic\b.*\bread\b)")
 _POLL_CALLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",
                "sched_yield")
+
+
+# The argument of an MPI completion test or probe that receives its flag (for MPI_Testsome, the
+# number of requests completed): a test of it says whether a request completed or a message
+# arrived, which is the waiting's timing, not the problem's (CondDescriptor.polled, polls_until).
+_POLL_FLAG = {"MPI_Test": 1, "MPI_Testany": 3, "MPI_Testall": 2, "MPI_Testsome": 2, "MPI_Iprobe": 3,
+              "MPI_Improbe": 3}
+
+
+def poll_flag(name: str, args: list[str]) -> str | None:
+    """The variable an MPI test or probe call ``name(args)`` (argument texts) sets its flag in
+    (``&flag``, or a pointer ``flag``), or None."""
+    index = _POLL_FLAG.get(name)
+    if index is None or index >= len(args):
+        return None
+    text = args[index].strip()
+    text = text[1:].strip() if text.startswith("&") else text
+    return text if re.fullmatch(r"[A-Za-z_]\w*", text) else None
+
+
+def polls_until(node: c_ast.Node) -> bool:
+    """Whether a loop waits for a request or message while it calls functions: its body is calls
+    (an MPI test or probe among them, whose flag its condition reads), declarations, empty
+    statements and ``if (...) break;`` (graph500's ``while (flag == 0) { MPI_Test(&hndl, &flag,
+    MPI_STATUS_IGNORE); aml_poll_intra(); }``).  Like spin_wait's, its iterations are the time it
+    waits; what the functions it calls do is counted in their contexts."""
+    body = node.stmt
+    items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    flags = set()
+    for item in items:
+        if isinstance(item, c_ast.FuncCall) and isinstance(item.name, c_ast.ID):
+            args = [generate(arg) for arg in (item.args.exprs if item.args is not None else [])]
+            flag = poll_flag(item.name.name, args)
+            if flag is not None:
+                flags.add(flag)
+        elif isinstance(item, c_ast.If):
+            if not all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
+                       for b in (item.iftrue, item.iffalse)) or any(
+                    isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)):
+                return False
+        elif isinstance(item, c_ast.Decl):
+            if item.init is not None and any(isinstance(n, c_ast.FuncCall) for n in walk(item.init)):
+                return False
+        elif not isinstance(item, c_ast.EmptyStatement):
+            return False
+    return bool(flags & names(loop_test(node)))
 
 
 def spin_wait(body: c_ast.Node | None) -> bool:

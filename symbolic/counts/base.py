@@ -207,6 +207,41 @@ class CountBase:
             index.append(by_path)
         return index
 
+    def _totals_per_rank(self, ctx, count) -> list[tuple[int, dict, sp.Rational]]:
+        """(P, symbol values, ``count(node)`` per rank) of the context in every training run, 0 in a
+        run that never entered it (a polling function's context, observe.gather_polling: a run
+        without it received nothing)."""
+        path = ctx.path()
+        found = []
+        for run, by_path in ((self.run, {path: ctx}), *zip(self.extra_runs, self._contexts_by_path, strict=True)):
+            node = by_path.get(path)
+            found.append((run.nranks, self.values(run, 0),
+                          sp.Rational(count(node), run.nranks) if node is not None else sp.Integer(0)))
+        return found
+
+    def _fit_totals(self, samples: list[tuple[int, dict, sp.Rational]]) -> tuple[sp.Expr, str]:
+        """A count per rank over the whole run fitted to the training runs' (:meth:`_totals_per_rank`):
+        0 at the process counts where every run counted 0 (one process receives no message) and
+        elsewhere a form of the size (:meth:`_fit`), else the nearest (:meth:`_nearest_form`), else
+        the first run's count, said in the note."""
+        by_procs: dict[int, list[sp.Rational]] = {}
+        for procs, _, count in samples:
+            by_procs.setdefault(procs, []).append(count)
+        never = sorted(procs for procs, counts in by_procs.items() if not any(counts))
+        held = [(values, count) for procs, values, count in samples if procs not in never]
+        if not held:
+            return sp.Integer(0), " (0 in every run)"
+        fitted, note = self._fit(held) if all(count > 0 for _, count in held) else (None, "")
+        if fitted is None:
+            fitted, note = self._nearest_form(held, baseline=math.inf)
+        if fitted is None:
+            fitted, note = held[0][1], " (the first run's: no form of the size fits the runs)"
+        if never:
+            shown = ", ".join(map(str, never))
+            fitted = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (fitted, True))
+            note += f"; 0 on P = {shown}, where every run counted none"
+        return fitted, note
+
     @cached_property
     def fit_symbols(self) -> list[sp.Symbol]:
         """The size symbols a fit may use: those whose value differs between the runs (a candidate

@@ -28,6 +28,8 @@ class Branches(CountBase):
         block = unit.blocks[cond.then_block] if cond.then_block is not None else None
         if block is None:
             return
+        if cond.polled and self._decide_polled(ctx, unit, cond, block):
+            return
         try:
             resolver = condition_resolver(unit, cond, block.loop, self.param_symbols)
             condition = to_condition(cond.text, resolver)
@@ -45,6 +47,31 @@ class Branches(CountBase):
         self._cache.clear()
         if "data-dependent" not in reason and len(self.fallbacks) == named:  # (else named there)
             self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", reason))
+
+    def _decide_polled(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> bool:
+        """An if on whether an MPI test or probe found a message (CondDescriptor.polled): its then
+        block runs once per message (or completed request), however many polls it took, so its
+        executions per rank over the run are fitted to the size (:meth:`_fit_totals`), and its true
+        ratio is they over the condition's evaluations (the polls, which are timing).  False
+        where the evaluations do not resolve (the measured ratio then)."""
+        key = (self._ids[id(ctx)], cond.id)
+        try:
+            evaluations = self.total(ctx, unit, cond.block)
+        except Unresolved:
+            return False
+        executions, note = self._fit_totals(self._totals_per_rank(ctx, lambda node: node.summed(block.slot)))
+        if executions == 0:
+            self._ratio[key] = sp.Integer(0)
+        elif isinstance(executions, sp.Piecewise):  # (0 where it never held: not 0 / 0 where nothing polled)
+            self._ratio[key] = sp.Piecewise(*((piece if piece == 0 else piece / evaluations, where)
+                                              for piece, where in executions.args))
+        else:
+            self._ratio[key] = executions / evaluations
+        self._cache.clear()
+        self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
+                                       f"it tests whether a message arrived (an MPI test's or probe's flag): "
+                                       f"its executions per rank = {executions}{note}, whichever poll found them"))
+        return True
 
     def _measured_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> sp.Expr:
         """The true ratio the runs measured: theirs when they agree, or a function of the process count when
@@ -173,6 +200,8 @@ class Branches(CountBase):
                 if ratio is None:
                     self._decide_cond(ctx, unit, cond)
                     ratio = self._ratio[(self._ids[id(ctx)], cond.id)]
+                if negate and cond.polled:  # (uncapped: the polls are fitted apart from the messages)
+                    return sp.Max(0, 1 - ratio)
                 return 1 - ratio if negate else ratio
         raise Unresolved(f"no conditional for block {block.id}")
 

@@ -235,6 +235,8 @@ class CountModel(LoopTrips, Branches, CommCounts):
         in every run that holds it, fitted like a trip count over the runs and named in the
         fallbacks; Unresolved when no form fits (then its counts are the run's)."""
         key = ("unsited", self._ids[id(ctx)])
+        if key not in self._ratio and ctx.polling:
+            self._ratio[key] = self._polling_calls(ctx, callee)
         if key not in self._ratio:
             samples = []
             for run, node in self._same_context(ctx):
@@ -252,6 +254,18 @@ class CountModel(LoopTrips, Branches, CommCounts):
         fitted = self._ratio[key]
         if fitted is None:
             raise Unresolved(f"'{callee.name}' was called from an unknown call site")
+        return fitted
+
+    def _polling_calls(self, ctx: ContextObservation, callee: FunctionDescriptor) -> sp.Expr:
+        """Calls per rank of a polling function's one context (observe.gather_polling): how often the
+        program polled, which is the waiting's timing, fitted over the training runs (0 in a run
+        that never called it) and named in the fallbacks."""
+        fitted, note = self._fit_totals(self._totals_per_rank(ctx, lambda node: node.summed(None)))
+        self.fallbacks.append(Fallback(
+            self._where(self.units[ctx.unit], callee), "fit", "calls",
+            f"'{callee.name}' polls for messages (an if on an MPI test's or probe's flag): its contexts are "
+            f"counted as one, whichever waiting loop called it; its calls per rank, which are waiting time, "
+            f"= {fitted}{note}"))
         return fitted
 
     def _at_site(self, ctx: ContextObservation, callee: FunctionDescriptor, call: CallDescriptor, per_invocation: sp.Expr,

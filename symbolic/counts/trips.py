@@ -42,8 +42,8 @@ class LoopTrips(CountBase):
                and not (f == "collapsed" and loop.nest)]
         header = None  # the trips its header allows: the most an early exit leaves
         if "wait" in loop.flags:
-            reason = ("a spin-wait (it only polls for another thread or process): its iterations are time "
-                      "spent waiting, not work, and count no operations")
+            reason = ("a spin-wait (it polls for another thread, process, request or message): its iterations "
+                      "are time spent waiting, not work, and count no operations")
         elif bad:
             reason = ", ".join(bad)
         else:
@@ -400,9 +400,30 @@ class LoopTrips(CountBase):
         if len(samples) < 2:
             return None
         fitted, note = self._fit(samples)
-        if fitted is None or self._worst_error(samples, fitted) > FIT_TOLERANCE or not self._positive_in_training(entries):
+        if fitted is None or self._worst_error(samples, fitted) > FIT_TOLERANCE:
             return None
-        return fitted / entries, f" ({fitted} iterations over the context per process, divided by its entries{note or ''})"
+        never = self._never_entered_at(entries)
+        if never is None:
+            return None
+        trips = fitted / _elsewhere(entries, never)
+        if never:  # (0 there, not fitted / 0: the loop's context never runs on those process counts)
+            trips = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (trips, True))
+        return trips, f" ({fitted} iterations over the context per process, divided by its entries{note or ''})"
+
+    def _never_entered_at(self, entries: sp.Expr) -> list[int] | None:
+        """The process counts at which ``entries`` is 0 on every rank of every training run (a
+        message handler's loop on one process, where no message comes: graph500's process_intra),
+        when it is positive on every rank of every other training run; None otherwise."""
+        zero, positive = set(), set()
+        for run in (self.run, *self.extra_runs):
+            numbers = [_number(entries, self.values(run, rank)) for rank in range(run.nranks)]
+            if all(number is not None and number > 0 for number in numbers):
+                positive.add(run.nranks)
+            elif all(number == 0 for number in numbers):
+                zero.add(run.nranks)
+            else:
+                return None
+        return sorted(zero) if positive and not zero & positive else None
 
     def trips(self, unit: UnitView, loop: LoopDescriptor, ctx: ContextObservation | None = None
               ) -> tuple[sp.Symbol, sp.Expr, sp.Expr, sp.Expr]:
@@ -682,3 +703,21 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return relaxed.replace(
         lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)
+
+
+def _elsewhere(expr: sp.Expr, never: list[int]) -> sp.Expr:
+    """``expr`` at the process counts not in ``never``: the pieces of its Piecewise terms that hold
+    only at those (``Eq(P, 1)``: 0 messages on one process) left out, so that dividing by it gives
+    no infinity in a piece that is never taken."""
+    if not never:
+        return expr
+    at = {sp.Eq(P, procs) for procs in never}
+
+    def only_there(condition) -> bool:
+        return condition in at or (isinstance(condition, sp.Or) and set(condition.args) <= at)
+
+    def drop(piecewise: sp.Piecewise) -> sp.Expr:
+        kept = [(value, condition) for value, condition in piecewise.args if not only_there(condition)]
+        return piecewise if not kept else sp.Piecewise(*kept)
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), drop)
