@@ -119,7 +119,7 @@ def _array(counter, ctx, unit, fn: int, name: str, depth: int = 0) -> tuple[tupl
     params = unit.functions[fn].params
     if name in params and ctx.parent is not None and ctx.site is not None:
         punit = counter.units.get(ctx.parent.unit)
-        if punit is None or ctx.site >= len(punit.data.calls):
+        if punit is None or not 0 <= ctx.site < len(punit.data.calls):  # (-1: gathered polling)
             return None
         call = punit.data.calls[ctx.site]
         index = params.index(name)

@@ -8,7 +8,7 @@ counters per rank.  It is built by :func:`from_trace` from the one context tree 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,8 +37,10 @@ class ContextObservation:
     # the unit's source and text digest: what tells it in another run (builds of one file with other
     # -D sizes have descriptor files of their own, NAME-<digest>.perfeq.json, and the same source)
     source: str = ""
-    # the contexts of a polling function gathered into one (gather_polling): entered from no one site
+    # the contexts of a polling function gathered into one (gather_polling): entered from no one site;
+    # team: one of them was called in a parallel region
     polling: bool = False
+    team: bool = False
     _path: tuple | None = field(default=None, repr=False, compare=False)  # path(), once the tree is built
 
     def counter(self, rank: int, slot: int | None) -> int:
@@ -201,7 +203,7 @@ def gather_polling(root: ContextObservation, units: dict[str, UnitDescriptors]) 
     on its own, had a share of the messages that no form of the size holds, while all of them
     together handle every message the process receives.  Nested polling functions are gathered
     each into their own context."""
-    polling = {(path, cond.function) for path, unit in units.items() for cond in unit.conds if cond.polled}
+    polling = {(path, unit.conds[i].function) for path, unit in units.items() for i in polling_conds(unit)}
     if not polling:
         return
     found: list[ContextObservation] = []
@@ -213,6 +215,7 @@ def gather_polling(root: ContextObservation, units: dict[str, UnitDescriptors]) 
         stack.extend(node.children)
     if not found:
         return
+    team = {id(node): called_in_team(units, node) for node in found}  # (before any is moved)
     for node in found:
         node.parent.children.remove(node)
     gathered: dict[tuple, ContextObservation] = {}
@@ -221,7 +224,29 @@ def gather_polling(root: ContextObservation, units: dict[str, UnitDescriptors]) 
         if key not in gathered:
             gathered[key] = ContextObservation(node.unit, node.function, -1, root, source=node.source, polling=True)
             root.children.append(gathered[key])
+        gathered[key].team = gathered[key].team or team[id(node)]
         _merge_into(gathered[key], node)
+
+
+def polling_conds(unit: UnitDescriptors) -> set[int]:
+    """The ids of the unit's ifs on whether a request completed or a message arrived (``polled``)
+    whose branches call a function of the program: a message handler (graph500's ``if (flag) {
+    ...; process_intra(...); }``), the work that follows the messages, not the polls.  An if that
+    only waits or leaves (``if (!flag) MPI_Waitall(...)`` in a halo exchange, ``if (done) break;``)
+    is not one: its function's contexts keep their call sites and arguments."""
+    found = set()
+    for cond in unit.conds:
+        if not cond.polled:
+            continue
+        arms = {block for block in (cond.then_block, cond.else_block) if block is not None}
+        for call in unit.calls:
+            block = call.block if call.function == cond.function else None
+            while block is not None and block not in arms:
+                block = unit.blocks[block].anchor
+            if block is not None:
+                found.add(cond.id)
+                break
+    return found
 
 
 def _merge_into(into: ContextObservation, node: ContextObservation) -> None:
@@ -255,12 +280,11 @@ def _merge_into(into: ContextObservation, node: ContextObservation) -> None:
 def called_in_team(units: dict[str, UnitDescriptors], ctx: ContextObservation) -> bool:
     """Whether a call on the way to context ``ctx`` stands in a parallel region (every thread of a
     team runs the context: NPB EP's ``vranlc`` called in ``omp parallel``)."""
-    def chain() -> Iterator[tuple[UnitDescriptors | None, int | None]]:
-        node = ctx
-        while node.parent is not None:
-            yield units.get(node.parent.unit), node.site
-            node = node.parent
-    return calls_in_team(chain())
+    links, node = [], ctx
+    while node.parent is not None and not node.polling:
+        links.append((units.get(node.parent.unit), node.site))
+        node = node.parent
+    return calls_in_team(links) or node.team  # (a gathered polling context: any of its callers')
 
 
 def calls_in_team(chain: Iterable[tuple[UnitDescriptors | None, int | None]]) -> bool:

@@ -331,7 +331,7 @@ class ContextSignature:
                 break
             parent = ctx.parent
             punit = self.counter.units.get(parent.unit) if parent is not None else None
-            if punit is None or ctx.site is None or ctx.site >= len(punit.data.calls):
+            if punit is None or ctx.site is None or not 0 <= ctx.site < len(punit.data.calls):
                 return None
             call = punit.data.calls[ctx.site]
             callee = unit.functions[ctx.function]

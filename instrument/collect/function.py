@@ -91,7 +91,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
-        self.poll_flags: set[str] = set()  # variables an MPI test or probe set its completion flag in
+        self.poll_flags: set[tuple[str, int]] = set()  # (name, id of its scope): flags MPI tests or probes set
         self.block_item: c_ast.Node | None = None  # the statement of a block being walked (items)
         self.guards: dict[int, int | None] = {}  # id of a search loop's guard if -> its predictor (loops.py)
         self.nests: dict[int, list[dict[str, str | None]]] = {}  # a collapse(n) loop id -> its inner loops (loops.py)

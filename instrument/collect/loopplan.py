@@ -431,17 +431,18 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     if has_goto and any(True for _ in find(node.stmt, c_ast.Goto, c_ast.Label)):
         flags.append("goto")
         warnings.append("goto is not supported; this loop is modeled as measured (fit or constant)")
-    if "data-dependent" in flags and (spin_wait(node.stmt) or polls_until(node)):
+    spins = "data-dependent" in flags and spin_wait(node.stmt)
+    if spins or ("data-dependent" in flags and polls_until(node)):
         flags.append("wait")
         if warnings and warnings[-1].startswith("data-dependent"):
             warnings.pop()
-        if spin_wait(node.stmt):
+        if spins:
             warnings.append(f"{kind} loop waits for another thread or process (it only polls): its iterations "
                             "are waiting time, not work, and count no operations")
         else:
             warnings.append(f"{kind} loop waits for an MPI request or message (its condition is the flag of an "
-                            "MPI test in its body): its iterations are waiting time and count no operations; "
-                            "the functions it calls count theirs")
+                            "MPI test or probe in its body): its iterations are waiting time and count no "
+                            "operations; the functions it calls count theirs")
     return flags, warnings
 
 
@@ -484,17 +485,21 @@ def polls_until(node: c_ast.Node) -> bool:
             flag = poll_flag(item.name.name, args)
             if flag is not None:
                 flags.add(flag)
-        elif isinstance(item, c_ast.If):
-            if not all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
-                       for b in (item.iftrue, item.iffalse)) or any(
-                    isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)):
-                return False
-        elif isinstance(item, c_ast.Decl):
-            if item.init is not None and any(isinstance(n, c_ast.FuncCall) for n in walk(item.init)):
-                return False
-        elif not isinstance(item, c_ast.EmptyStatement):
+        elif not _waits_only(item):
             return False
     return bool(flags & names(loop_test(node)))
+
+
+def _waits_only(item: c_ast.Node) -> bool:
+    """A statement a waiting loop's body may hold besides its polls: ``if (...) break;`` (a
+    condition without calls or assignments), a declaration without a call, an empty statement."""
+    if isinstance(item, c_ast.If):
+        return all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
+                   for b in (item.iftrue, item.iffalse)) and not any(
+            isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond))
+    if isinstance(item, c_ast.Decl):
+        return item.init is None or not any(isinstance(n, c_ast.FuncCall) for n in walk(item.init))
+    return isinstance(item, c_ast.EmptyStatement)
 
 
 def spin_wait(body: c_ast.Node | None) -> bool:
@@ -518,15 +523,7 @@ def spin_wait(body: c_ast.Node | None) -> bool:
             if not (item.op == "=" and isinstance(item.lvalue, c_ast.ID) and item.lvalue.name in declared
                     and not any(isinstance(n, c_ast.FuncCall) for n in walk(item.rvalue))):
                 return False
-        elif isinstance(item, c_ast.If):
-            if not all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
-                       for b in (item.iftrue, item.iffalse)) or any(
-                    isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)):
-                return False
-        elif isinstance(item, c_ast.Decl):
-            if item.init is not None and any(isinstance(n, c_ast.FuncCall) for n in walk(item.init)):
-                return False
-        elif not isinstance(item, c_ast.EmptyStatement):
+        elif not _waits_only(item):
             return False
     return polls
 

@@ -70,6 +70,7 @@ class CountBase:
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
         self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
         self._ratio: dict[tuple[int, int], sp.Expr] = {}  # (ctx, cond) -> ratio
+        self._polling_ids: dict[int, set[int]] = {}  # id(unit view) -> its polling conditionals
         self._after: dict[tuple[int, int], sp.Expr | CondDescriptor] = {}  # (ctx, after block) -> ratio or the if
         self._recorded: dict[tuple, sp.Expr | None] = {}  # (ctx, unit, value slot) -> fitted values
         # counts of cells fitted so far (floor(c x) + j): per-cell densities n / cells are fit forms after them
@@ -235,7 +236,8 @@ class CountBase:
         if fitted is None:
             fitted, note = self._nearest_form(held, baseline=math.inf)
         if fitted is None:
-            fitted, note = held[0][1], " (the first run's: no form of the size fits the runs)"
+            fitted = sp.Rational(sum(count for _, count in held), len(held))
+            note = " (the runs' mean: no form of the size fits them)"
         if never:
             shown = ", ".join(map(str, never))
             fitted = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (fitted, True))
@@ -468,6 +470,16 @@ class CountBase:
                                                f"values {samples[0][1]} = {fitted}{note}"))
             self._recorded[key] = fitted
         return self._recorded[key]
+
+
+def nonzero_pieces(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with the pieces of its Piecewise terms that are 0 made 1, to divide by: where they
+    hold, what it divides is multiplied by ``expr`` again, 0 (the polls on one process, where none
+    are made), and the quotient has no infinity for sympy or numpy to trip on."""
+    def lift(piecewise: sp.Piecewise) -> sp.Expr:
+        return sp.Piecewise(*((sp.Integer(1) if value == 0 else value, condition)
+                              for value, condition in piecewise.args))
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), lift)
 
 
 def _rational(mean: float | Fraction) -> sp.Rational:

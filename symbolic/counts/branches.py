@@ -14,7 +14,15 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import BlockDescriptor, CondDescriptor, LoopDescriptor
 from perfeq.symbolic.cexpr import TooLarge, Unresolved, to_condition
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, per_process_ratio
+from perfeq.symbolic.counts.base import (
+    FIT_TOLERANCE,
+    CountBase,
+    Fallback,
+    _number,
+    nonzero_pieces,
+    per_process_ratio,
+)
+from perfeq.symbolic.observe import polling_conds
 from perfeq.symbolic.resolve import UnitView, condition_resolver
 from perfeq.symbolic.symbols import TID, P
 
@@ -28,7 +36,7 @@ class Branches(CountBase):
         block = unit.blocks[cond.then_block] if cond.then_block is not None else None
         if block is None:
             return
-        if cond.polled and self._decide_polled(ctx, unit, cond, block):
+        if cond.id in self._polling(unit) and self._decide_polled(ctx, unit, cond, block):
             return
         try:
             resolver = condition_resolver(unit, cond, block.loop, self.param_symbols)
@@ -48,6 +56,12 @@ class Branches(CountBase):
         if "data-dependent" not in reason and len(self.fallbacks) == named:  # (else named there)
             self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional", reason))
 
+    def _polling(self, unit: UnitView) -> set[int]:
+        """The unit's polling conditionals (observe.polling_conds), once per unit."""
+        if id(unit) not in self._polling_ids:
+            self._polling_ids[id(unit)] = polling_conds(unit.data)
+        return self._polling_ids[id(unit)]
+
     def _decide_polled(self, ctx, unit: UnitView, cond: CondDescriptor, block) -> bool:
         """An if on whether an MPI test or probe found a message (CondDescriptor.polled): its then
         block runs once per message (or completed request), however many polls it took, so its
@@ -60,13 +74,7 @@ class Branches(CountBase):
         except Unresolved:
             return False
         executions, note = self._fit_totals(self._totals_per_rank(ctx, lambda node: node.summed(block.slot)))
-        if executions == 0:
-            self._ratio[key] = sp.Integer(0)
-        elif isinstance(executions, sp.Piecewise):  # (0 where it never held: not 0 / 0 where nothing polled)
-            self._ratio[key] = sp.Piecewise(*((piece if piece == 0 else piece / evaluations, where)
-                                              for piece, where in executions.args))
-        else:
-            self._ratio[key] = executions / evaluations
+        self._ratio[key] = executions / nonzero_pieces(evaluations)  # (no 0 / 0 where nothing polls)
         self._cache.clear()
         self.fallbacks.append(Fallback(self._where(unit, cond), "fit", "conditional",
                                        f"it tests whether a message arrived (an MPI test's or probe's flag): "
@@ -200,7 +208,7 @@ class Branches(CountBase):
                 if ratio is None:
                     self._decide_cond(ctx, unit, cond)
                     ratio = self._ratio[(self._ids[id(ctx)], cond.id)]
-                if negate and cond.polled:  # (uncapped: the polls are fitted apart from the messages)
+                if negate and cond.id in self._polling(unit):  # (uncapped: the polls are fitted apart)
                     return sp.Max(0, 1 - ratio)
                 return 1 - ratio if negate else ratio
         raise Unresolved(f"no conditional for block {block.id}")

@@ -17,7 +17,14 @@ import sympy as sp
 
 from perfeq.instrument.descriptors import LoopDescriptor
 from perfeq.symbolic.cexpr import Unresolved, to_sympy
-from perfeq.symbolic.counts.base import FIT_TOLERANCE, CountBase, Fallback, _number, per_process_count
+from perfeq.symbolic.counts.base import (
+    FIT_TOLERANCE,
+    CountBase,
+    Fallback,
+    _number,
+    nonzero_pieces,
+    per_process_count,
+)
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.fidelity import TOLERANCE
 from perfeq.symbolic.observe import ContextObservation
@@ -389,8 +396,10 @@ class LoopTrips(CountBase):
                          ) -> tuple[sp.Expr, str] | None:
         """Trips per entry as the loop's iterations over the context per process (their mean over
         the ranks: every rank gets it), fitted within :data:`FIT_TOLERANCE`, divided by its
-        modelled ``entries`` where those are positive in every training run (graph500's loops
-        over the other ranks: entries with a factor P - 1, none on one process)."""
+        modelled ``entries`` where those are positive on every rank of every training run, or
+        positive there but at the process counts where they are 0 on every rank of every run
+        (:meth:`_never_entered_at`: graph500's message loop, no message on one process), where the
+        trips are 0."""
         samples = []
         for run, node in self._same_context(ctx):
             iterations = node.summed(unit.blocks[loop.body_block].slot)
@@ -405,7 +414,7 @@ class LoopTrips(CountBase):
         never = self._never_entered_at(entries)
         if never is None:
             return None
-        trips = fitted / _elsewhere(entries, never)
+        trips = fitted / nonzero_pieces(entries)
         if never:  # (0 there, not fitted / 0: the loop's context never runs on those process counts)
             trips = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (trips, True))
         return trips, f" ({fitted} iterations over the context per process, divided by its entries{note or ''})"
@@ -704,20 +713,3 @@ def _relax(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
         lambda e: isinstance(e, sp.Piecewise) and var in e.args[0].cond.free_symbols,
         lambda e: e.args[0].expr)
 
-
-def _elsewhere(expr: sp.Expr, never: list[int]) -> sp.Expr:
-    """``expr`` at the process counts not in ``never``: the pieces of its Piecewise terms that hold
-    only at those (``Eq(P, 1)``: 0 messages on one process) left out, so that dividing by it gives
-    no infinity in a piece that is never taken."""
-    if not never:
-        return expr
-    at = {sp.Eq(P, procs) for procs in never}
-
-    def only_there(condition) -> bool:
-        return condition in at or (isinstance(condition, sp.Or) and set(condition.args) <= at)
-
-    def drop(piecewise: sp.Piecewise) -> sp.Expr:
-        kept = [(value, condition) for value, condition in piecewise.args if not only_there(condition)]
-        return piecewise if not kept else sp.Piecewise(*kept)
-
-    return expr.replace(lambda e: isinstance(e, sp.Piecewise), drop)
