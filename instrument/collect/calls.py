@@ -292,8 +292,8 @@ class CallSites:
                 if args[0].strip() == "MPI_COMM_WORLD" or _world_alias(self.u, args[0].strip()):
                     self.param(call, variable, symbol, kind, call)
         flag = poll_flag(name, args)
-        if flag is not None:  # (the variable, by its declaration: a shadowing one is another)
-            self.poll_flags.add((flag, id(self.scope.owner(flag))))
+        if flag is not None:
+            self.poll_flags.add(self.declared_as(flag))
         if name in _HANDLES and args and call.args:
             new_handle = lvalue_path(call.args.exprs[-1])
             if new_handle:

@@ -61,7 +61,7 @@ class Conditionals:
             text=src.text_of(open_ + 1, close - 1), block=evaluated_in, then_block=then_block,
             else_block=else_block, case_blocks=[], slot=None, depends=sorted(names(node.cond)),
             ops=self.counter().count(node.cond).to_dict(), select=select, predictor=predictor,
-            polled=bool(self.poll_flags & {(name, id(self.scope.owner(name))) for name in names(node.cond)}),
+            polled=bool(self.poll_flags & {self.declared_as(name) for name in names(node.cond)}),
         ))
         return src.tokens[end].end
 

@@ -91,7 +91,7 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
         self.parallel = 0  # depth of lexically enclosing parallel constructs
         self.once = 0  # depth of enclosing omp master/single/masked statements
         self.waiting = 0  # depth of enclosing spin-wait loops (their branches are waiting too: no predictor)
-        self.poll_flags: set[tuple[str, int]] = set()  # (name, id of its scope): flags MPI tests or probes set
+        self.poll_flags: set[tuple[str, int]] = set()  # flags MPI tests or probes set (declared_as)
         self.block_item: c_ast.Node | None = None  # the statement of a block being walked (items)
         self.guards: dict[int, int | None] = {}  # id of a search loop's guard if -> its predictor (loops.py)
         self.nests: dict[int, list[dict[str, str | None]]] = {}  # a collapse(n) loop id -> its inner loops (loops.py)
@@ -124,6 +124,11 @@ class FunctionCollector(LoopStatements, Conditionals, CallSites, Regions):
     def value_slot(self) -> int:
         self.nvalues += 1
         return self.nvalues - 1
+
+    def declared_as(self, name: str) -> tuple[str, int]:
+        """A variable where it is read now: its name and the scope that declares it (a local of the
+        same name in an inner block, shadowing it, is another variable)."""
+        return name, id(self.scope.owner(name))
 
     def counter(self) -> OpCounter:
         loop = self.loop_frames[-1][0] if self.loop_frames else None

@@ -446,17 +446,15 @@ def _loop_flags(node: c_ast.Node, kind: str, form: LoopForm, has_goto: bool) -> 
     return flags, warnings
 
 
-# what a waiting loop polls with: an OpenMP flush or atomic read, an MPI completion test or probe
-_POLL_PRAGMA = re.compile(r"^\s*omp\s+(flush\b|atomic\b.*\bread\b)")
-_POLL_CALLS = ("MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",
-               "sched_yield")
-
-
-# The argument of an MPI completion test or probe that receives its flag (for MPI_Testsome, the
-# number of requests completed): a test of it says whether a request completed or a message
-# arrived, which is the waiting's timing, not the problem's (CondDescriptor.polled, polls_until).
+# The MPI completion tests and probes, each with the argument that receives its flag (for
+# MPI_Testsome, the number of requests completed): a test of it says whether a request completed
+# or a message arrived, which is the waiting's timing, not the problem's (CondDescriptor.polled,
+# polls_until).
 _POLL_FLAG = {"MPI_Test": 1, "MPI_Testany": 3, "MPI_Testall": 2, "MPI_Testsome": 2, "MPI_Iprobe": 3,
               "MPI_Improbe": 3}
+# what a waiting loop polls with: an OpenMP flush or atomic read, an MPI completion test or probe
+_POLL_PRAGMA = re.compile(r"^\s*omp\s+(flush\b|atomic\b.*\bread\b)")
+_POLL_CALLS = (*_POLL_FLAG, "sched_yield")
 
 
 def poll_flag(name: str, args: list[str]) -> str | None:

@@ -224,14 +224,11 @@ class CountBase:
         """A count per rank over the whole run fitted to the training runs' (:meth:`_totals_per_rank`):
         0 at the process counts where every run counted 0 (one process receives no message) and
         elsewhere a form of the size (:meth:`_fit`), else the nearest (:meth:`_nearest_form`), else
-        the first run's count, said in the note."""
-        by_procs: dict[int, list[sp.Rational]] = {}
-        for procs, _, count in samples:
-            by_procs.setdefault(procs, []).append(count)
-        never = sorted(procs for procs, counts in by_procs.items() if not any(counts))
-        held = [(values, count) for procs, values, count in samples if procs not in never]
-        if not held:
+        the runs' mean, said in the note."""
+        if not any(count for _, _, count in samples):
             return sp.Integer(0), " (0 in every run)"
+        never = never_at((procs, count) for procs, _, count in samples)
+        held = [(values, count) for procs, values, count in samples if procs not in never]
         fitted, note = self._fit(held) if all(count > 0 for _, count in held) else (None, "")
         if fitted is None:
             fitted, note = self._nearest_form(held, baseline=math.inf)
@@ -239,9 +236,8 @@ class CountBase:
             fitted = sp.Rational(sum(count for _, count in held), len(held))
             note = " (the runs' mean: no form of the size fits them)"
         if never:
-            shown = ", ".join(map(str, never))
-            fitted = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (fitted, True))
-            note += f"; 0 on P = {shown}, where every run counted none"
+            fitted = zero_at(never, fitted)
+            note += f"; 0 on P = {', '.join(map(str, sorted(never)))}, where every run counted none"
         return fitted, note
 
     @cached_property
@@ -470,6 +466,22 @@ class CountBase:
                                                f"values {samples[0][1]} = {fitted}{note}"))
             self._recorded[key] = fitted
         return self._recorded[key]
+
+
+def never_at(samples) -> set[int]:
+    """The process counts at which every sample, (P, value), is 0, when the samples at another process
+    count are not all 0; empty otherwise (a test for a message, a message handler's loop: none on one
+    process)."""
+    by_procs: dict[int, list] = {}
+    for procs, value in samples:
+        by_procs.setdefault(procs, []).append(value)
+    never = {procs for procs, values in by_procs.items() if all(value == 0 for value in values)}
+    return never if len(never) < len(by_procs) else set()
+
+
+def zero_at(never, expr: sp.Expr) -> sp.Expr:
+    """``expr``, and 0 at the process counts ``never``."""
+    return sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in sorted(never)))), (expr, True))
 
 
 def nonzero_pieces(expr: sp.Expr) -> sp.Expr:

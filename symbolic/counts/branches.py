@@ -19,12 +19,14 @@ from perfeq.symbolic.counts.base import (
     CountBase,
     Fallback,
     _number,
+    never_at,
     nonzero_pieces,
     per_process_ratio,
+    zero_at,
 )
 from perfeq.symbolic.observe import polling_conds
 from perfeq.symbolic.resolve import UnitView, condition_resolver
-from perfeq.symbolic.symbols import TID, P
+from perfeq.symbolic.symbols import TID
 
 
 class Branches(CountBase):
@@ -107,7 +109,7 @@ class Branches(CountBase):
             return form
         if not samples:
             return sp.Integer(0)
-        never = _never_at(measured)
+        never = never_at((procs, ratio) for procs, ratio, _ in measured if ratio is not None)  # (evaluated there)
         if never:
             return self._ratio_where_held(ctx, unit, cond, block, measured, never)
         if not _disagree([(ratio, n) for _, ratio, n in measured if ratio is not None]):
@@ -150,7 +152,7 @@ class Branches(CountBase):
         shown = ", ".join(str(procs) for procs in sorted(never))
         self.fallbacks.append(Fallback(self._where(unit, cond), "measured-ratio", "conditional",
                                        f"never true on P = {shown} (0 in every run there); elsewhere {note}"))
-        return sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in sorted(never)))), (kept, True))
+        return zero_at(never, kept)
 
     def _fitted_ratio(self, ctx, unit: UnitView, cond: CondDescriptor, block,
                       first: sp.Rational, skip: set[int] = frozenset()) -> tuple[sp.Expr, str] | None:
@@ -303,17 +305,6 @@ class Branches(CountBase):
                     and other.anchor == block.anchor and best.line <= other.line <= block.line):
                 return None
         return best
-
-
-def _never_at(measured: list[tuple[int, sp.Rational | None, int]]) -> set[int]:
-    """The process counts at which every run that evaluated the condition measured a true ratio of
-    0, when runs at another process count measured one above 0; empty otherwise."""
-    by_procs: dict[int, list[sp.Rational]] = {}
-    for procs, ratio, _ in measured:
-        if ratio is not None:
-            by_procs.setdefault(procs, []).append(ratio)
-    never = {procs for procs, ratios in by_procs.items() if all(ratio == 0 for ratio in ratios)}
-    return never if len(never) < len(by_procs) else set()
 
 
 def _disagree(ratios: list[tuple[sp.Rational, int]]) -> bool:

@@ -24,6 +24,7 @@ from perfeq.symbolic.counts.base import (
     _number,
     nonzero_pieces,
     per_process_count,
+    zero_at,
 )
 from perfeq.symbolic.counts.sums import closed_sum, min_max_as_piecewise
 from perfeq.symbolic.fidelity import TOLERANCE
@@ -416,7 +417,7 @@ class LoopTrips(CountBase):
             return None
         trips = fitted / nonzero_pieces(entries)
         if never:  # (0 there, not fitted / 0: the loop's context never runs on those process counts)
-            trips = sp.Piecewise((0, sp.Or(*(sp.Eq(P, procs) for procs in never))), (trips, True))
+            trips = zero_at(never, trips)
         return trips, f" ({fitted} iterations over the context per process, divided by its entries{note or ''})"
 
     def _never_entered_at(self, entries: sp.Expr) -> list[int] | None:

@@ -61,6 +61,14 @@ def mpi_program(folder: Path, *sources: Path, libraries: tuple[str, ...] = ()):
     return run
 
 
+def model_on_one_and_two(run, sizes: tuple[int, ...], folder: Path) -> dict:
+    """The model (``folder/m.json``) of traces of ``run`` (mpi_program's) at ``sizes`` on 1 and 2
+    processes, as data."""
+    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in sizes for procs in (1, 2)]
+    assert cli.main(["model", *map(str, small), "-o", str(folder / "m.json")]) == 0
+    return json.loads((folder / "m.json").read_text())
+
+
 def mpi_runs(folder: Path, source: Path):
     """``perfeq cc`` of an MPI program (mpicc -O1); returns ``run(procs, *args)``, which records
     ``prog args`` on ``procs`` processes into a trace named by the arguments and P."""
@@ -724,9 +732,7 @@ def test_a_loop_over_partners_empty_on_one_process_is_modelled_per_process_count
     process.  The loop's trips per entry are kept per process count measured (the first run's 0 made
     every message vanish), and the message length comes from a run where the call ran."""
     run = mpi_program(tmp_path, REAL / "partners.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (20, 40) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (20, 40), tmp_path)
     assert data["self_check"]["worst_error"] == 0
     assert any("per process count measured" in note for note in data["fallbacks"])
     assert_exact(tmp_path / "m.json", run(2, 160, "big.trace"), {"n": 160})
@@ -889,9 +895,7 @@ def test_the_process_count_through_a_communicator_variable_set_to_the_world(tmp_
     benchmarks): numMPIprocs is P and myMPIRank the rank, so the root's loop over numMPIprocs * n
     is symbolic: exact at 8x in total and on the slowest rank (-29 % and -65 % before)."""
     run = mpi_program(tmp_path, REAL / "worldalias.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (256, 512) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (256, 512), tmp_path)
     assert data["self_check"]["worst_error"] == 0 and data["self_check"]["worst_rank_error"] == 0
     big = run(2, 2048, "big.trace")
     capsys.readouterr()
@@ -923,8 +927,7 @@ def test_a_size_named_like_another_functions_process_count(tmp_path):
     &size)``: size is a parameter (the option's), P only in the function MPI sets it in; exact at 8x
     (no parameter before: -98.7 %)."""
     run = mpi_program(tmp_path, REAL / "sizenames.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (16, 32) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    model_on_one_and_two(run, (16, 32), tmp_path)
     assert "size" in load_model(tmp_path / "m.json").parameters
     assert_exact(tmp_path / "m.json", run(2, 128, "big.trace"), {"size": 128})
 
@@ -1088,9 +1091,7 @@ def test_cells_per_rank_computed_from_the_size_are_fitted_as_a_count_of_cells(tm
     at 8x and 0.8 % off its own runs; before that the first run's constant, 32 trips where the big run
     has 248)."""
     run = mpi_program(tmp_path, REAL / "linkcells.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (40, 80) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (40, 80), tmp_path)
     fitted = [note for note in data["fallbacks"] if "k * (floor(c * form) + j) exact on 4 runs" in note]
     assert fitted and all("c anywhere in [0.7625, 0.775)" in note for note in fitted), data["fallbacks"]
     assert not any("modeled as constant" in note for note in data["fallbacks"])
@@ -1142,9 +1143,7 @@ def test_a_branch_that_only_runs_on_more_processes_keeps_its_ratio_per_process_c
     which then had no messages at all (self-check +99.9 %, bytes -100 % at 8x); now one ratio per
     process count measured, and the model is exact at 8x on 2 processes."""
     run = mpi_program(tmp_path, REAL / "ringcomm.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (64, 128) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (64, 128), tmp_path)
     assert any("its true ratio differs with the process count: 0 at P = 1, 1/2 at P = 2" in f
                for f in data["fallbacks"]), data["fallbacks"]
     assert data["self_check"]["worst_error"] == 0
@@ -1584,9 +1583,7 @@ def test_an_owner_test_keeps_its_share_as_a_function_of_p(tmp_path):
     per call are data (the buffer's fill), so they are the calls modelled times the messages per call
     measured, not the training run's constant (which held at no other size)."""
     run = mpi_program(tmp_path, REAL / "owner.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (2000, 4000) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (2000, 4000), tmp_path)
     assert any("1 at P = 1, 1/2 at P = 2: 1/P (a + b/P through them)" in f for f in data["fallbacks"]), \
         data["fallbacks"]
     big = run(4, 16000, "big.trace")
@@ -1879,9 +1876,7 @@ def test_a_derived_datatype_whose_length_is_data_has_its_bytes_fitted(tmp_path):
     the first run's at every size, silently (-93.9 % at 8x in an MPI Jacobi).  Exact at 8x, with n
     not a multiple of P."""
     run = mpi_program(tmp_path, REAL / "dtypedata.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (33, 65) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (33, 65), tmp_path)
     assert data["self_check"]["worst_error"] == 0
     assert any("dtypedata.c:27: communication modeled as fit" in note and "datatype row" in note
                for note in data["fallbacks"]), data["fallbacks"]
@@ -2602,9 +2597,7 @@ def test_a_data_test_that_never_holds_on_one_process(tmp_path):
     the messages were +inf on one process and -80 % on two.  Now 0 where it never held and the
     ratio of the runs where it did (fitted to the size) elsewhere: exact on 1 and 2 processes."""
     run = mpi_program(tmp_path, REAL / "neverone.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (40, 80) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (40, 80), tmp_path)
     assert any("neverone.c:28: conditional modeled as measured-ratio: never true on P = 1" in note
                for note in data["fallbacks"]), data["fallbacks"]
     assert data["self_check"]["worst_error"] == 0
@@ -2623,9 +2616,7 @@ def test_messages_handled_wherever_the_receiver_polls(tmp_path):
     messages are exact at 8x; one process receives nothing and is exact.  The polls themselves stay
     timing (fitted, named in the fallbacks)."""
     run = mpi_program(tmp_path, REAL / "pollwork.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (200, 400) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (200, 400), tmp_path)
     notes = "\n".join(data["fallbacks"])
     assert "pollwork.c:20: calls modeled as fit: 'poll' polls for messages" in notes, notes
     assert "pollwork.c:25: conditional modeled as fit: it tests whether a message arrived" in notes, notes
@@ -2652,8 +2643,7 @@ def test_messages_polled_for_in_main(tmp_path):
     polls, divided by polls that are 0 on one process, and `perfeq model` stopped with an internal
     error (Invalid NaN comparison).  Now the model is built and follows the messages."""
     run = mpi_program(tmp_path, REAL / "pollmain.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (200, 400) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    model_on_one_and_two(run, (200, 400), tmp_path)
     notes = "\n".join(json.loads((tmp_path / "m.json").read_text())["fallbacks"])
     assert "pollmain.c:38: conditional modeled as fit: it tests whether a message arrived" in notes, notes
     assert_handled_exactly(tmp_path / "m.json", run)
@@ -2666,9 +2656,7 @@ def test_an_exchange_that_tests_before_it_waits_keeps_its_call_sites(tmp_path):
     the test finds the requests done is timing (the waits' calls are that branch's ratio), so the
     keys of the loop are compared: flops, loads, stores."""
     run = mpi_program(tmp_path, REAL / "testwait.c")
-    small = [run(procs, n, f"s{n}-P{procs}.trace") for n in (200, 400) for procs in (1, 2)]
-    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    data = json.loads((tmp_path / "m.json").read_text())
+    data = model_on_one_and_two(run, (200, 400), tmp_path)
     assert not any("polls for messages" in note for note in data["fallbacks"]), data["fallbacks"]
     model = load_model(tmp_path / "m.json")
     for procs in (1, 2):
