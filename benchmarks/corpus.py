@@ -11,7 +11,8 @@ slowdown printed is that of the first process and thread count, P = 1, T = 1), a
 with --probes the fit-free prediction from a probe file (`perfeq probe`: probes and convolution).
 The share of loops modelled symbolically is read from the model file: a loop item is symbolic unless
 a `fit` or `constant` loop fallback names its file:line (`relaxed` counts as symbolic; loops never
-entered in any training run are left out); the model's own self-check (worst error on its training
+entered in any training run are left out, and so are spin-waits, whose iterations are waiting the
+model counts no work in: their number is in the details line); the model's own self-check (worst error on its training
 runs) is printed too. Prints per program the first failing step and its one-line message (class
 `traceback` when a perfeq command printed a Python traceback, `internal` for perfeq's one-line
 internal error, `timeout`, `output`, or `error`), then an overall summary.
@@ -389,16 +390,17 @@ def loop_share(model: dict) -> dict:
         if not found:
             continue
         where = (Path(found.group(1)).name, int(found.group(2)))
-        kind = "never" if "never entered" in found.group(4) else found.group(3)
+        detail = found.group(4)
+        kind = "wait" if detail.startswith("a spin-wait") else "never" if "never entered" in detail else found.group(3)
         loops.add(where)
         if how.get(where) not in ("fit", "constant"):  # a loop fitted in one context is not symbolic
             how[where] = kind
     kinds = [how.get(loop, "symbolic") for loop in loops]
-    counted = [k for k in kinds if k != "never"]
+    counted = [k for k in kinds if k not in ("never", "wait")]
     symbolic = sum(k in ("symbolic", "relaxed") for k in counted)
     return {"loops": len(counted), "symbolic": symbolic, "fit": kinds.count("fit"),
             "constant": kinds.count("constant"), "relaxed": kinds.count("relaxed"), "never_entered": kinds.count("never"),
-            "share": symbolic / len(counted) if counted else None}
+            "waits": kinds.count("wait"), "share": symbolic / len(counted) if counted else None}
 
 
 def evaluate(recipe: Recipe, src: Path, work: Path, perfeq: str, machine: Path | None, reps: int,
@@ -574,7 +576,8 @@ def details(row: dict) -> str:
     loops = row["loops"]
     how = "no model" if loops is None else (
         f"loops {loops['symbolic']} symbolic ({loops['relaxed']} relaxed), {loops['fit']} fitted, "
-        f"{loops['constant']} constant, {loops['never_entered']} never entered; {row['fallbacks']} fallbacks")
+        f"{loops['constant']} constant, {loops['never_entered']} never entered, {loops.get('waits', 0)} spin-waits; "
+        f"{row['fallbacks']} fallbacks")
     params = "-" if row["parameters"] is None else ", ".join(row["parameters"]) or "none"
     return f"{row['name']}: parameters {params}; {how}; output {row['output']}"
 

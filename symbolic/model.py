@@ -443,7 +443,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
     models of the check, which compare counts)."""
     if not traces:
         raise UsageError("perfeq model needs at least one trace")
-    runs = [from_trace(t) for t in traces]
+    traces, runs = _canonical_order(traces, [from_trace(t) for t in traces])
     runs = _read_as_bounds(runs, traces, params or {})
     primary, *others = _primary_first(runs)
     run = _rename_params(primary, params or {})
@@ -662,10 +662,35 @@ def _confounded(parameters: dict[str, dict], runs: list[RunObservation]) -> list
             for values, names in groups.items() if len(names) > 1]
 
 
+def _canonical_order(traces: list[Path], runs: list[RunObservation]) -> tuple[list[Path], list[RunObservation]]:
+    """The traces and their runs in an order of their own, not the command line's: by the recorded
+    parameters (by name, smaller values first), then processes, threads and the file's digest, so
+    that ``perfeq model a b`` and ``perfeq model b a`` build one model (the primary run among equals
+    and the fits' first sample came from the order given: FAILURES.md 183).  Smaller first keeps
+    what the usual order (the small run, then the larger) gave."""
+    def key(pair: tuple[Path, RunObservation]):
+        trace, run = pair
+        values = tuple((name, value is None, value or 0.0) for name, value in sorted(run.params.items()))
+        return values, run.nranks, run.threads, _digest(Path(trace))
+
+    pairs = sorted(zip(traces, runs, strict=True), key=key)
+    return [t for t, _ in pairs], [r for _, r in pairs]
+
+
+def _digest(path: Path) -> str:
+    if not path.is_file():
+        return str(path)
+    sha = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
 def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
     """The runs with the one whose call tree has the most contexts first, among equals the one that
-    ran the most of its blocks and call sites, then the most processes (then the given order): the
-    model is built on that run's contexts (code that only runs on more processes, a halo exchange's
+    ran the most of its blocks and call sites, then the most processes (then the first in
+    :func:`_canonical_order`): the model is built on that run's contexts (code that only runs on more processes, a halo exchange's
     packing functions, is in that run; a send a one-process run always handled locally has its
     sizes there), and the contexts only the other runs entered are added from them
     (:func:`_other_contexts`)."""
