@@ -474,18 +474,45 @@ def polls_until(node: c_ast.Node) -> bool:
     statements and ``if (...) break;`` (graph500's ``while (flag == 0) { MPI_Test(&hndl, &flag,
     MPI_STATUS_IGNORE); aml_poll_intra(); }``).  Like spin_wait's, its iterations are the time it
     waits; what the functions it calls do is counted in their contexts."""
-    body = node.stmt
+    flags: set[str] = set()
+    return _polls_only(node.stmt, flags) and bool(flags & names(loop_test(node)))
+
+
+def _polls_only(body: c_ast.Node | None, flags: set[str]) -> bool:
+    """Whether ``body`` (a polling loop's body or a branch in it) is calls, the flags of its MPI
+    tests and probes added to ``flags``, scalar bookkeeping (``t = MPI_Wtime();``, ``polls++``),
+    ``break``, and ifs on conditions without calls whose branches are such bodies: mpiGraph's
+    ``while (!fs || !fr) { if (!fs) { MPI_Testall(..., &fs, ...); if (fs) t_send = MPI_Wtime(); }
+    if (!fr) { ... } }``, besides declarations and empty statements (:func:`_waits_only`)."""
+    if body is None:
+        return True
     items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
-    flags = set()
     for item in items:
         if isinstance(item, c_ast.FuncCall) and isinstance(item.name, c_ast.ID):
             args = [generate(arg) for arg in (item.args.exprs if item.args is not None else [])]
             flag = poll_flag(item.name.name, args)
             if flag is not None:
                 flags.add(flag)
-        elif not _waits_only(item):
+        elif isinstance(item, c_ast.If):
+            if any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)) \
+                    or not (_polls_only(item.iftrue, flags) and _polls_only(item.iffalse, flags)):
+                return False
+        elif not (isinstance(item, c_ast.Break) or _bookkeeping(item) or _waits_only(item)):
             return False
-    return bool(flags & names(loop_test(node)))
+    return True
+
+
+def _bookkeeping(item: c_ast.Node) -> bool:
+    """``t = MPI_Wtime();``, ``done = 1;``, ``polls++``: a plain variable set to a call's result or
+    to an expression that reads no array or pointer, or counted up or down."""
+    if isinstance(item, c_ast.UnaryOp):
+        return item.op in ("p++", "p--", "++", "--") and isinstance(item.expr, c_ast.ID)
+    if not (isinstance(item, c_ast.Assignment) and isinstance(item.lvalue, c_ast.ID)):
+        return False
+    if isinstance(item.rvalue, c_ast.FuncCall):
+        return True
+    return not any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.StructRef, c_ast.Assignment))
+                   or (isinstance(n, c_ast.UnaryOp) and n.op == "*") for n in walk(item.rvalue))
 
 
 def _waits_only(item: c_ast.Node) -> bool:

@@ -188,6 +188,8 @@ class Branches(CountBase):
             return None
         if evaluations.has(TID):  # evaluated by some threads of a team only (if (id == 0) around it)
             return None
+        if evaluations.is_zero or evaluations.has(sp.zoo, sp.nan, sp.oo):  # no evaluation to share them
+            return None  # (mpiGraph's polls: an if the model's loop, fitted, no longer enters)
         if len(samples) >= 3:
             fitted, note = self._fit(samples)
             if fitted is not None and self._worst_error(samples, fitted) == 0.0:  # (numerically: sympy's

@@ -265,15 +265,16 @@ def test_loop_exits_told_at_the_exit_count_as_every_test_would(threads: str, tmp
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_leaves_called_in_parallel_constructs_use_the_threads_slabs(threads: str, tmp_path: Path) -> None:
     """A leaf that records no values, called in a parallel loop, calls its twin with the calling
-    thread's slab (PERFEQ_LEAF_ARGS_MT, or _L where the body declared perfeq__cm); one with a loop is
-    announced.  It builds with -Wall -Wextra -Werror, prints what the original prints, counts what
+    thread's slab (PERFEQ_LEAF_ARGS_MT, or _L where the body declared perfeq__cm), loops bounded by
+    its parameters included (sum_to and around were announced: a game of life's neighbour count per
+    cell 2.5-2.9x).  It builds with -Wall -Wextra -Werror, prints what the original prints, counts what
     the announced calls count (-DPERFEQ_NO_LEAVES), and its trace's team is the threads' (it was 1
     for a parallel loop whose body only called functions)."""
     compiler = ["gcc", "-O2", "-fopenmp", "-std=c99", "-Wall", "-Wextra", "-Werror"]
     result, binary, original = build_program("teamleaf", compiler, tmp_path, mpi=False)
     text = result.output.read_text()
-    assert text.count("(PERFEQ_LEAF_ARGS_MT(perfeq__unit, ") == 2 and text.count("(PERFEQ_LEAF_ARGS_L(perfeq__unit, ") == 1
-    assert 'PERFEQ_CALLED(perfeq__unit, 3, "sum_to", sum_to(i % 7))' in text
+    assert text.count("(PERFEQ_LEAF_ARGS_MT(perfeq__unit, ") == 2 and text.count("(PERFEQ_LEAF_ARGS_L(perfeq__unit, ") == 3
+    assert "PERFEQ_CALLED(" not in text
     status, stdout, trace = traced([str(binary), "3000"], tmp_path / "twins.trace", OMP_NUM_THREADS=threads)
     assert (status, stdout) == original_output(original, ["3000"], OMP_NUM_THREADS=threads) and status == 0
     runtime = build.build_runtime(compiler, tmp_path / "rt", mpi=False)
@@ -285,7 +286,7 @@ def test_leaves_called_in_parallel_constructs_use_the_threads_slabs(threads: str
     assert [(c.total.ops, c.total.ops_total, c.total.calls) for c in counted] == [
         (counted[1].total.ops, counted[1].total.ops_total, counted[1].total.calls)] * 2
     clamped = sum(1 for i in range(3000) if (i % 1000) * 0.37 > 50.0)
-    assert counted[0].total.calls == 1 + 2 * 3000 + clamped + 64  # main, round_half, clampd, sum_to
+    assert counted[0].total.calls == 1 + 2 * 3000 + clamped + 2 * 64  # main, round_half, clampd, sum_to, around
     assert [t.ranks[0].threads for t in (trace, announced)] == [int(threads)] * 2
     if threads == "2":
         assert counted[0].total.ops < 0.75 * counted[0].total.ops_total  # the loops' work divided by 2

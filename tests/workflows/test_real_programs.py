@@ -413,6 +413,74 @@ def test_two_values_of_an_unused_argument_are_no_fit(tmp_path):
     assert predicted == pytest.approx(measured_counts(big)["total"]["ops"], rel=0.05)
 
 
+def test_a_library_sorts_callbacks_take_a_lower_term(tmp_path):
+    """tests/c/real/qsortcmp.c: the comparator qsort calls back, from runs at three sizes, is
+    a n log n + b n (two terms, named in the fallbacks) and its calls at 4x the largest run are
+    within 0.5 % (c n log n: 2 % off its own runs, -3.3 % at 4x)."""
+    instrumented, plain = build(REAL / "qsortcmp.c", tmp_path)
+    same_output(instrumented, plain, 3000)
+    small = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (2048, 4096, 8192)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("'compare'" in f and "two terms" in f for f in data["fallbacks"]), data["fallbacks"]
+    model = load_model(tmp_path / "m.json")
+    big = measured_counts(from_trace(trace(instrumented, tmp_path / "big.trace", 32768)))["total"]
+    predicted = model.counts({"n": 32768}, 1, 1)["total"]
+    for key in ("calls", "loads", "ops"):
+        assert predicted[key] == pytest.approx(big[key], rel=0.005), key
+
+
+def test_a_callback_sorting_two_to_the_size_is_fitted_in_the_exponent(tmp_path):
+    """tests/c/real/qsortpow2.c: qsort's comparator on 1 << q keys, from q = 14 and 15, is c q 2^q
+    and named in the fallbacks; at q = 17 its calls and the ops are within 3 % (the first run's
+    counts, silently: -81 %)."""
+    instrumented, plain = build(REAL / "qsortpow2.c", tmp_path)
+    same_output(instrumented, plain, 12)
+    small = [trace(instrumented, tmp_path / f"{q}.trace", q) for q in (14, 15)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("'ascending'" in f and "2**q*q" in f for f in data["fallbacks"]), data["fallbacks"]
+    model = load_model(tmp_path / "m.json")
+    big = measured_counts(from_trace(trace(instrumented, tmp_path / "big.trace", 17)))["total"]
+    predicted = model.counts({"q": 17}, 1, 1)["total"]
+    for key in ("calls", "ops"):
+        assert predicted[key] == pytest.approx(big[key], rel=0.03), key
+
+
+def test_a_recursion_whose_depth_grows_with_the_size_is_fitted(tmp_path, monkeypatch):
+    """tests/c/real/recdescent.c: a descent of depth log2 n per element, from a parallel loop on 1
+    and 2 threads: its calls per call of the site are fitted over the runs (log2 n + 1, named in the
+    fallbacks, the recursion's note says so), and ops, flops and calls at 8x are within 1.5 % (the
+    first run's ratio: -18.8 %; what is left is the base case's share, 1 / (log2 n + 1), kept from
+    the first run)."""
+    instrumented, plain = build(REAL / "recdescent.c", tmp_path, "-fopenmp")
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    same_output(instrumented, plain, 1000, 2)
+    small = []
+    for threads in (1, 2):
+        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
+        small += [trace(instrumented, tmp_path / f"{n}-T{threads}.trace", n, 20) for n in (4096, 8192)]
+    assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert any("descend is recursive" in f and "call modeled as fit" in f for f in data["fallbacks"]), data["fallbacks"]
+    assert [f for f in data["fallbacks"] if "RECURSION" in f and "fitted over the training runs" in f]
+    model = load_model(tmp_path / "m.json")
+    big = measured_counts(from_trace(trace(instrumented, tmp_path / "big.trace", 32768, 20)))["total"]
+    predicted = model.counts({"n": 32768, "steps": 20}, 1, 2)["total"]
+    for key in ("ops", "flops", "calls"):
+        assert predicted[key] == pytest.approx(big[key], rel=0.015), key
+
+
+def test_a_callback_no_one_process_run_made_is_none_there(tmp_path):
+    """tests/c/real/qsortparity.c: the odd ranks' comparator, which no one-process run calls, is 0 on
+    one process (named in its fallback), so the model reproduces its runs within 1 % (+95 % in ops
+    on one process before)."""
+    run = mpi_program(tmp_path, REAL / "qsortparity.c")
+    data = model_on_one_and_two(run, (16384, 32768), tmp_path)
+    assert any("'descending'" in f and "0 on P = 1" in f for f in data["fallbacks"]), data["fallbacks"]
+    assert data["self_check"]["worst_error"] < 0.01, data["self_check"]
+
+
 def test_a_chunk_loop_with_chained_border_ifs_is_modelled_in_reasonable_time(tmp_path, monkeypatch):
     """tests/c/real/chunks.c (Rodinia hotspot's loop): the model of three traces ends (it did not)
     and reproduces a run at 8x the cells within 1 %."""
@@ -573,7 +641,9 @@ def test_a_parameter_set_in_an_unbraced_branch_before_else(tmp_path):
     # an option a run does not give keeps its default, and that is recorded too (miniAMR's lb_opt)
     small.append(trace(instrumented, tmp_path / "defaults.trace", "--nx", 30))
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert [r["params"]["ny"] for r in json.loads((tmp_path / "m.json").read_text())["runs"]] == [3, 3, 5]
+    data = json.loads((tmp_path / "m.json").read_text())  # (the model's runs are in its own order)
+    assert {Path(t).name: r["params"]["ny"] for t, r in zip(data["traces"], data["runs"], strict=True)} == {
+        "10.trace": 3, "20.trace": 3, "defaults.trace": 5}
 
 
 def test_sizes_compiled_in_with_d_macros_and_a_header(tmp_path, capsys):
@@ -1623,8 +1693,9 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
     """A function that calls none of the program's (a distance over d features, a search with an
     early return) runs without a context of its own when called from a leaf call site of serial
     code (PERFEQ_LEAF_CALLED): its counts go to the caller's context and the trace shows them as
-    the caller's child from that call site.  A call through a pointer, a call whose argument calls
-    another leaf, and a call inside an OpenMP loop enter a context as before.  Same output as plain,
+    the caller's child from that call site.  A call through a pointer and a call whose argument calls
+    another leaf enter a context as before; one inside an OpenMP loop calls the leaf's twin with the
+    thread's slab (it records no value).  Same output as plain,
     and the same call graph (every node's calls, counters and values) as the build with
     -DPERFEQ_NO_LEAVES, where every leaf enters a context of its own; its contexts even have the same
     ids, in the same order.  A leaf that hands a comparator to qsort is no leaf (the library calls
@@ -1641,7 +1712,8 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
     # (the leaf call in its argument calls find's twin, collect/twins.py)
     assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"twice\", twice\(PERFEQ_LEAF_TWIN", main)
     assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, 0, through\(i\)\)", main)
-    assert re.search(r"PERFEQ_CALLED\(perfeq__unit, \d+, \"dist\", dist\(pts", main)  # in the parallel loop
+    # in the parallel loop: its twin with the thread's slab (dist records no value: session 44)
+    assert re.search(r"PERFEQ_LEAF_TWIN\(perfeq__unit, \d+, dist\)\(PERFEQ_LEAF_ARGS_(L|MT)\(perfeq__unit, \d+\) pts", main)
     n = 300
     traces = [read_trace(trace(binary, tmp_path / f"{name}.trace", n))
               for binary, name in ((instrumented, "leaves"), (contexts, "contexts"))]
@@ -1650,10 +1722,14 @@ def test_leaf_functions_count_into_their_callers_context(tmp_path):
              for graph in graphs]
     assert nodes[0] == nodes[1]
     # a leaf call site takes its context's id at its first call: both traces list the same contexts,
-    # with the same ids, in the same order (the order of first entry)
+    # with the same ids, in the same order (the order of first entry); but for the parallel loop's
+    # dist, one context per thread where it enters its own (the call graph merges them, above), the
+    # caller's for every thread where it counts through its twin
     contexts_ = [[(c.id, c.parent, rank.function(c).name, c.site, c.calls) for c in rank.contexts.values()]
                  for rank in (t.ranks[0] for t in traces)]
-    assert contexts_[0] == contexts_[1]
+    per_thread = {c[1:4] for found in contexts_ for c in found if sum(d[1:4] == c[1:4] for d in found) > 1}
+    assert [c for c in contexts_[0] if c[1:4] not in per_thread] == [c for c in contexts_[1] if c[1:4] not in per_thread]
+    assert len(per_thread) <= 1  # (on one thread: none)
     calls = {path: node[0] for path, node in nodes[0].items()}
     nearest = next(p for p in calls if p.startswith("main/nearest @"))
     assert sorted(c for p, c in calls.items() if p.startswith(nearest + "/dist @")) == [n, n * 4]
@@ -1917,8 +1993,9 @@ def test_a_boundary_test_on_blocked_loop_variables_is_fitted_over_the_runs(tmp_p
 
 def test_recursion_is_named_in_the_model(tmp_path, capsys):
     """A recursive search: the program prints what the plain one prints, and `perfeq model` says,
-    file:line, that the recursion is not modelled and which call's count is the first run's (BOTS
-    nqueens: -95 % at 8x with a self-check warning that did not say why)."""
+    file:line, that the recursion is not modelled and which call's count is fitted over the runs, a
+    guess beyond them (the first run's before session 44; BOTS nqueens: -95 % at 8x with a
+    self-check warning that did not say why)."""
     instrumented, plain = build(REAL / "recursion.c", tmp_path)
     assert same_output(instrumented, plain, 6) == "6 queens: 4\n"
     traces = [trace(instrumented, tmp_path / f"{n}.trace", n) for n in (5, 6, 7)]
@@ -1928,8 +2005,9 @@ def test_recursion_is_named_in_the_model(tmp_path, capsys):
     source = (REAL / "recursion.c").read_text().splitlines()
     solve = next(i for i, line in enumerate(source, 1) if line.startswith("static long solve("))
     assert re.search(rf"recursion\.c:{solve}: RECURSION NOT MODELLED: 'solve' calls itself", err)
-    assert re.search(r"recursion\.c:\d+: call modeled as measured-ratio: call of solve runs \d+ times per execution "
-                     r"of its block: solve is recursive", err)
+    assert re.search(r"recursion\.c:\d+: call modeled as fit: call of solve runs \d+ times per execution "
+                     r"of its block: solve is recursive", err)  # (fitted over the runs since session 44)
+    assert "its calls per call site are fitted over the training runs" in err
     fallbacks = json.loads((tmp_path / "m.json").read_text())["fallbacks"]
     assert [f for f in fallbacks if "RECURSION NOT MODELLED" in f] == [f for f in fallbacks if "'solve'" in f]
     assert len([f for f in fallbacks if "RECURSION NOT MODELLED" in f]) == 1  # not never_called, which never ran
@@ -1937,7 +2015,7 @@ def test_recursion_is_named_in_the_model(tmp_path, capsys):
     # beyond the training runs, counts and predict say what the model extrapolates that it guessed
     assert cli.main(["counts", str(tmp_path / "m.json"), "n=10"]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"n=10 \(runs: 5-7\) is beyond the training runs: .*call measured-ratio \(\S*recursion\.c:\d+\)"
+    assert re.search(r"n=10 \(runs: 5-7\) is beyond the training runs: .*call fit \(\S*recursion\.c:\d+\)"
                      rf".*1 recursion \(\S*recursion\.c:{solve}\)", err)
     assert cli.main(["counts", str(tmp_path / "m.json"), "n=6"]) == 0
     assert "beyond the training runs" not in capsys.readouterr().err
@@ -2212,7 +2290,9 @@ def test_a_team_whose_threads_run_no_hook_is_recorded(tmp_path, monkeypatch):
         small += [trace(instrumented, tmp_path / f"{n}-{threads}.trace", n) for n in (10000, 20000)]
     assert [read_trace(path).ranks[0].threads for path in small] == [1, 1, 2, 2]
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
-    assert [run["T"] for run in json.loads((tmp_path / "m.json").read_text())["runs"]] == [1, 1, 2, 2]
+    data = json.loads((tmp_path / "m.json").read_text())  # (the model's runs are in its own order)
+    assert sorted((Path(t).name, r["T"]) for t, r in zip(data["traces"], data["runs"], strict=True)) == [
+        ("10000-1.trace", 1), ("10000-2.trace", 2), ("20000-1.trace", 1), ("20000-2.trace", 2)]
     assert_exact(tmp_path / "m.json", trace(instrumented, tmp_path / "big.trace", 80000), {"n": 80000})
 
 
@@ -2651,6 +2731,22 @@ def test_messages_polled_for_in_main(tmp_path):
     notes = "\n".join(json.loads((tmp_path / "m.json").read_text())["fallbacks"])
     assert "pollmain.c:38: conditional modeled as fit: it tests whether a message arrived" in notes, notes
     assert_handled_exactly(tmp_path / "m.json", run)
+
+
+def test_a_loop_polling_under_ifs_on_its_flags_is_a_wait(tmp_path):
+    """tests/c/real/pollnested.c (mpiGraph): `while (!fs || !fr) { if (!fs) { MPI_Testall(..., &fs,
+    ...); if (fs) t = MPI_Wtime(); } ... }` waits; its polls count nothing, so the model reproduces
+    its own runs and every key at 8x on 1 and 2 processes, whatever the polls' number (before: fitted
+    as work, +550 % off its own runs, ops -79 % at 8x, and now and then an internal error)."""
+    run = mpi_program(tmp_path, REAL / "pollnested.c")
+    data = model_on_one_and_two(run, (4096, 8192), tmp_path)
+    assert data["self_check"]["worst_error"] == 0, data["self_check"]
+    model = load_model(tmp_path / "m.json")
+    for procs in (1, 2):
+        measured = measured_counts(from_trace(run(procs, 32768, f"big-P{procs}.trace")))["total"]
+        predicted = model.counts({"n": 32768, "times": 20}, procs, 1)["total"]
+        for key, value in measured.items():
+            assert predicted.get(key, 0) == pytest.approx(value, rel=1e-9, abs=1e-9), (procs, key)
 
 
 def test_an_exchange_that_tests_before_it_waits_keeps_its_call_sites(tmp_path):
