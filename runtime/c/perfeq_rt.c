@@ -102,6 +102,7 @@ struct perfeq_ctx {
     perfeq_ctx_t *real;        /* the context children get as parent: itself, or for pseudo
                                 * contexts the thread's root (NULL) or the shadowed context */
     int thread;                /* the thread that owns this context */
+    int level;                 /* the OpenMP nesting level it was created at (omp_get_level()) */
     int recursive;             /* recursive calls were folded into this context */
     long id;
     int nslots;
@@ -541,6 +542,16 @@ static perfeq_ctx_t *perfeq__scratch_for(int nslots)
 
 static void perfeq__saw_team(void);
 
+/* The OpenMP nesting level of the calling thread (0 outside any parallel construct). */
+static int perfeq__omp_level(void)
+{
+#ifdef _OPENMP
+    return omp_get_level();
+#else
+    return 0;
+#endif
+}
+
 static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, perfeq_unit_t *unit,
                                      int func, perfeq_unit_t *caller_unit, int site)
 {
@@ -572,6 +583,7 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
     c->real = c;
     c->unit = unit;
     c->func = func;
+    c->level = perfeq__omp_level();
     c->caller_unit = caller_unit;
     c->site = site;
     c->thread = t->id;
@@ -593,14 +605,18 @@ static perfeq_ctx_t *perfeq__new_ctx(perfeq__thread_t *t, perfeq_ctx_t *node, pe
     return c;
 }
 
-/* The nearest ancestor context of this thread running the same function: recursion is folded
- * onto it, so a recursive program keeps a bounded number of contexts. */
+/* The nearest ancestor context of this thread running the same function, created at the same
+ * OpenMP nesting level: recursion is folded onto it, so a recursive program keeps a bounded number
+ * of contexts.  Not across a parallel construct: the call a section or task makes gets a context of
+ * its own whichever thread runs it (the encountering thread folded it onto the ancestor, another
+ * thread could not, and the tree's shape depended on which thread ran what: FAILURES.md 190). */
 static perfeq_ctx_t *perfeq__recursion_target(perfeq__thread_t *t, perfeq_ctx_t *node, perfeq_unit_t *unit,
                                               int func)
 {
     perfeq_ctx_t *a;
+    int level = perfeq__omp_level();
     for (a = node->real; a; a = a->parent)
-        if (a->thread == t->id && a->unit == unit && a->func == func)
+        if (a->thread == t->id && a->unit == unit && a->func == func && a->level == level)
             return a;
     return NULL;
 }
