@@ -26,6 +26,9 @@ from perfeq.symbolic.symbols import RANK, P, T, grid3, grid_hi, grid_lo, lambdif
 # every run within this (relative); the bytes of a fitted array count are checked against it too.
 FIT_TOLERANCE = 0.05
 MAX_EXPONENT = 30  # a parameter this small (and whole) may be the exponent of a size: 2^n, 4^n, 8^n
+# a one-constant form closer than this to every run is kept: no two-term fit is tried (graph500's
+# vertices per rank, 1025 2^SCALE / (1024 P) to 1e-5, came out a SCALE^3 / P - b SCALE^2 / P)
+TWO_TERMS_FLOOR = 0.002
 PRODUCT_SYMBOLS = 4  # the most sizes varied over the runs whose pairwise products are fit forms
 OFFSET_SHARE = 0.25  # an offset found from two sizes is at most this share of the form's term
 
@@ -781,20 +784,24 @@ def _two_terms(samples: list[tuple[dict, sp.Rational]], pairs: dict[tuple[sp.Exp
     """a * lead + b * lower for counts that a form with one constant misses by ``one_term``: glibc
     qsort's comparator calls, n log2 n - 1.28 n (c n log n was 2 % off on the runs and -3.3 % at 4x
     the largest; the two terms 0.02 % and +0.08 %).  Least squares on relative errors; kept only
-    with at least three distinct runs (one or more to check the two constants), a > 0, each term at
+    with at least three values of each size the terms hold (one or more to check the two constants;
+    P and T aside: two sizes on two process counts are two points of the curve, which the two
+    constants went through exactly: graph500's bound of SCALE 10 and 11 as a SCALE^3 - b SCALE^2),
+    only where the one-constant form misses by more than :data:`TWO_TERMS_FLOOR`, a > 0, each term at
     least 5 % of the largest run's count (a term of a few % absorbs noise: a comparator's calls on 1
     and 2 processes came out c n log n / P + 6e-6 n^2 / P, +2.4 % at 4x where c n log n / P was
     within 1 %), every run positive and reproduced within 0.5 % and ten times better than the
     one-constant form (two constants fit three noisy runs better by chance, rarely ten times
     better); the pair with the smallest worst error wins."""
-    if len(samples) < 3 or one_term <= 0:
+    if len(samples) < 3 or one_term <= TWO_TERMS_FLOOR:
         return None, ""
     trips = np.array([float(t) for _, t in samples])
     best = None  # (worst relative error, a, b, lead, lower)
     for (lead, lower), (first, second) in pairs.items():
-        if any(v is None for v in (*first, *second)) or len({(round(x, 9), round(y, 9))
-                                                             for x, y in zip(first, second, strict=True)}) < 3:
-            continue
+        if any(v is None for v in (*first, *second)) or not all(
+                len({values.get(size) for values, _ in samples}) >= 3
+                for size in (lead.free_symbols | lower.free_symbols) - {P, T, RANK}):
+            continue  # (two sizes on two process counts are four runs, but two points of the curve)
         design = np.column_stack([np.array(first) / trips, np.array(second) / trips])
         (a, b), *_ = np.linalg.lstsq(design, np.ones_like(trips), rcond=None)
         fitted = a * np.array(first) + b * np.array(second)
