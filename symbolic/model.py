@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import json
 import re
 import time
@@ -469,7 +470,7 @@ def build_model(traces: list[Path], params: dict[str, str] | None = None, check:
         fallbacks=_once([f.message() for part_counter, _, _ in parts for f in part_counter.fallbacks])
         + _confounded(parameters, runs)
         + _unsited(runs, traces) + _unrecorded_sizes(counter, runs) + _uninstrumented_loops(run)
-        + _recursion(run, [f for part_counter, _, _ in parts for f in part_counter.fallbacks]),
+        + _recursion(run, {name for part_counter, _, _ in parts for name in part_counter.fitted_recursion}),
         traces=[str(t) for t in traces],
         runs=[{"params": r.params, "P": r.nranks, "T": r.threads, "mpi": r.mpi} for r in runs],
         unused=unused,
@@ -630,16 +631,14 @@ def _span(values: list[float]) -> str:
     return f"{low:g}" if low == high else f"{low:g}-{high:g}"
 
 
-def _recursion(run: RunObservation, fallbacks: list) -> list[str]:
+def _recursion(run: RunObservation, fitted: set[str]) -> list[str]:
     """Functions that call themselves: the runtime folds their recursive calls into one context, so
     their calls are a ratio measured in one training run and the counts under them hold at that run's size
     only (BOTS nqueens: -95 % at 8x, with a self-check warning that did not say why); where that
-    ratio was fitted over the runs (``fallbacks``, the count models': its fit is named there), the
+    ratio was fitted over the runs (``fitted``, the count models' CountBase.fitted_recursion), the
     note says so (the fit is a guess beyond the runs: nqueens' a + b 4^n from 5, 6 and 7 queens is
     -36 % at 9)."""
     ran = {(ctx.unit, ctx.function) for ctx in run.contexts()}
-    fitted = {re.match(r"call of (\S+) ", f.detail).group(1) for f in fallbacks
-              if f.what == "call" and f.kind == "fit" and "is recursive" in f.detail and re.match(r"call of \S+ ", f.detail)}
     notes = []
     for key, unit in run.units.items():
         entered = {unit.functions[f].name for u, f in ran if u == key}
@@ -682,22 +681,31 @@ def _canonical_order(traces: list[Path], runs: list[RunObservation]) -> tuple[li
     and the fits' first sample came from the order given: FAILURES.md 183).  Smaller first keeps
     what the usual order (the small run, then the larger) gave."""
     def key(pair: tuple[Path, RunObservation]):
-        trace, run = pair
+        _, run = pair
         values = tuple((name, value is None, value or 0.0) for name, value in sorted(run.params.items()))
-        return values, run.nranks, run.threads, _executions(run), _digest(Path(trace))
+        return values, run.nranks, run.threads, _executions(run)
 
-    pairs = sorted(zip(traces, runs, strict=True), key=key)
+    pairs = []  # (the file is read for its digest only where the rest ties: repetitions of one run)
+    for _, tied in itertools.groupby(sorted(zip(traces, runs, strict=True), key=key), key=key):
+        tied = list(tied)
+        pairs += sorted(tied, key=lambda pair: _digest(Path(pair[0]))) if len(tied) > 1 else tied
     return [t for t, _ in pairs], [r for _, r in pairs]
 
 
 def _executions(run: RunObservation) -> float:
     """The blocks a run executed, summed over its contexts (all ranks and threads)."""
+    slots = _block_slots(run)
+    return sum(float(ctx.summed(slot) or 0) for ctx in run.contexts() for slot in slots.get((ctx.unit, ctx.function), ()))
+
+
+def _block_slots(run: RunObservation) -> dict[tuple[str, int], list[int]]:
+    """(unit, function) -> the counter slots of its blocks (the entry block has none)."""
     slots: dict[tuple[str, int], list[int]] = {}
     for name, unit in run.units.items():
         for b in unit.blocks:
             if b.slot is not None:
                 slots.setdefault((name, b.function), []).append(b.slot)
-    return sum(float(ctx.summed(slot) or 0) for ctx in run.contexts() for slot in slots.get((ctx.unit, ctx.function), ()))
+    return slots
 
 
 def _digest(path: Path) -> str:
@@ -719,10 +727,9 @@ def _primary_first(runs: list[RunObservation]) -> list[RunObservation]:
     (:func:`_other_contexts`)."""
     def ran(run: RunObservation) -> int:  # blocks executed and MPI call sites reached, over the contexts
         count = 0
+        slots = _block_slots(run)
         for ctx in run.contexts():
-            unit = run.units.get(ctx.unit)
-            slots = {b.slot for b in unit.blocks if b.function == ctx.function and b.slot is not None} if unit else ()
-            count += sum(1 for slot in slots if ctx.summed(slot))
+            count += sum(1 for slot in slots.get((ctx.unit, ctx.function), ()) if ctx.summed(slot))
             count += len({site for by_site in ctx.mpi.values() for site in by_site})
         return count
 

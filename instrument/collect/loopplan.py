@@ -494,12 +494,16 @@ def _polls_only(body: c_ast.Node | None, flags: set[str]) -> bool:
             if flag is not None:
                 flags.add(flag)
         elif isinstance(item, c_ast.If):
-            if any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond)) \
-                    or not (_polls_only(item.iftrue, flags) and _polls_only(item.iffalse, flags)):
+            if not _plain(item.cond) or not (_polls_only(item.iftrue, flags) and _polls_only(item.iffalse, flags)):
                 return False
         elif not (isinstance(item, c_ast.Break) or _bookkeeping(item) or _waits_only(item)):
             return False
     return True
+
+
+def _plain(cond: c_ast.Node) -> bool:
+    """A condition a waiting loop may test: no call, no assignment."""
+    return not any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(cond))
 
 
 def _bookkeeping(item: c_ast.Node) -> bool:
@@ -520,8 +524,7 @@ def _waits_only(item: c_ast.Node) -> bool:
     condition without calls or assignments), a declaration without a call, an empty statement."""
     if isinstance(item, c_ast.If):
         return all(isinstance(b, (c_ast.Break, c_ast.EmptyStatement)) or b is None
-                   for b in (item.iftrue, item.iffalse)) and not any(
-            isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) for n in walk(item.cond))
+                   for b in (item.iftrue, item.iffalse)) and _plain(item.cond)
     if isinstance(item, c_ast.Decl):
         return item.init is None or not any(isinstance(n, c_ast.FuncCall) for n in walk(item.init))
     return isinstance(item, c_ast.EmptyStatement)

@@ -69,6 +69,7 @@ class CountBase:
             unit.params = [p for p in unit.params if not self._constant_macro(p)]
             unit.peers = list(self.units.values())
         self.fallbacks: list[Fallback] = []
+        self.fitted_recursion: set[str] = set()  # recursive functions whose calls per entry were fitted
         self.param_symbols = self._param_symbols()
         self._loop_mode: dict[tuple[int, int], sp.Expr | None] = {}  # (ctx, loop) -> fallback trips
         self._loop_scale: dict[tuple[int, int], sp.Expr] = {}  # (ctx, loop) -> fitted factor
@@ -280,17 +281,13 @@ class CountBase:
         with n (a comparison sort's n log2 n - 1.26 n), n^2 with n or n log n, n^3 with n^2, n 2^n
         with 2^n for a size given by its logarithm, and each over P; with the values of both in every
         run, from ``bases_of``."""
+        terms = [(lead, lower) for n in self.fit_symbols
+                 for lead, lower in ((n * sp.log(n, 2), n), (n**2, n), (n**2, n * sp.log(n, 2)), (n**3, n**2))]
+        terms += [(n * 2**n, 2**n) for n in self.exponent_symbols]  # 2^n keys sorted: n 2^n and 2^n
         pairs = {}
-        for n in self.fit_symbols:
-            log = sp.log(n, 2)
-            for lead, lower in ((n * log, n), (n**2, n), (n**2, n * log), (n**3, n**2)):
-                for over in (1, P):
-                    first, second = lead / over, lower / over
-                    if first in bases_of and second in bases_of:
-                        pairs[(first, second)] = (bases_of[first], bases_of[second])
-        for n in self.exponent_symbols:  # 2^n keys sorted: n 2^n and 2^n
+        for lead, lower in terms:
             for over in (1, P):
-                first, second = n * 2**n / over, 2**n / over
+                first, second = lead / over, lower / over
                 if first in bases_of and second in bases_of:
                     pairs[(first, second)] = (bases_of[first], bases_of[second])
         return pairs

@@ -165,9 +165,6 @@ class CountModel(LoopTrips, Branches, CommCounts):
         key = ("call", self._ids[id(ctx)])
         if key in self._ratio:
             return self._ratio[key]
-        parent = ctx.parent
-        ranks = range(self.run.nranks)
-        calls = sum(ctx.calls.get(r, 0) for r in ranks)
         header = call.header
         if header is None:
             slots = [punit.blocks[call.block].slot]
@@ -176,18 +173,19 @@ class CountModel(LoopTrips, Branches, CommCounts):
             per_entry, per_iteration = _header_parts(header, loop)
             slots = ([loop.entry_slot] if per_entry and loop.entry_slot is not None else []) + (
                 [punit.blocks[loop.body_block].slot] if per_iteration and loop.body_block is not None else [])
-        executions = sum(parent.counter(r, slot) for slot in slots for r in ranks)
+        measured = _calls_per_execution(ctx, slots, self.run.nranks)
         ratio = sp.Integer(1)
-        if executions and calls != executions:
-            ratio = sp.Rational(calls, executions)
-            recursive = self.units[ctx.unit].functions[ctx.function].recursive
-            fitted = self._recursion_ratio(ctx, slots) if recursive else None
+        if measured is not None and measured != 1:
+            ratio = measured
+            callee = self.units[ctx.unit].functions[ctx.function]
+            fitted = self._recursion_ratio(ctx, slots) if callee.recursive else None
             if fitted is not None:
                 ratio, note = fitted
+                self.fitted_recursion.add(callee.name)
                 self.fallbacks.append(Fallback(self._where(punit, call), "fit", "call", note))
             else:
                 self.fallbacks.append(Fallback(self._where(punit, call), "measured-ratio", "call",
-                                               _call_ratio_note(call, ratio, recursive)))
+                                               _call_ratio_note(call, ratio, callee.recursive)))
         self._ratio[key] = ratio
         return ratio
 
@@ -197,15 +195,8 @@ class CountModel(LoopTrips, Branches, CommCounts):
         count: a descent of depth log2 n per element (Barnes-Hut's force walk: the ratio of one run
         made the model -18.8 % at 8x, -50 % on the original).  None when fewer than two runs have
         it or no form fits (the first run's ratio is kept)."""
-        samples = []
-        for run, node in self._same_context(ctx):
-            parent = node.parent
-            if parent is None:
-                continue
-            calls = sum(node.calls.get(r, 0) for r in range(run.nranks))
-            executions = sum(parent.counter(r, slot) for slot in slots for r in range(run.nranks))
-            if executions:
-                samples.append((self.values(run, 0), sp.Rational(calls, executions)))
+        samples = [(self.values(run, 0), ratio) for run, node in self._same_context(ctx)
+                   if (ratio := _calls_per_execution(node, slots, run.nranks)) is not None]
         if len(samples) < 2 or len({ratio for _, ratio in samples}) < 2:
             return None
         fitted, note = self._fit(samples)
@@ -333,6 +324,16 @@ def _header_parts(header: dict, loop: LoopDescriptor) -> tuple[bool, bool]:
     condition) and whether once per iteration (the other tests; the step; a do-while's tests)."""
     part = header["part"]
     return part == "init" or (part == "cond" and loop.kind != "do"), part in ("cond", "step")
+
+
+def _calls_per_execution(ctx: ContextObservation, slots: list[int], nranks: int) -> sp.Rational | None:
+    """A context's calls over the executions of its call site's ``slots`` in its parent, summed over
+    the ranks; None where the site never ran (or the context has no parent)."""
+    parent = ctx.parent
+    if parent is None:
+        return None
+    executions = sum(parent.counter(r, slot) for slot in slots for r in range(nranks))
+    return sp.Rational(sum(ctx.calls.get(r, 0) for r in range(nranks)), executions) if executions else None
 
 
 def _call_ratio_note(call: CallDescriptor, ratio: sp.Expr, recursive: bool = False) -> str:

@@ -89,13 +89,13 @@ def trace(binary: Path, path: Path, *args: object) -> Path:
     return path
 
 
-def thread_traces(monkeypatch, binary: Path, folder: Path, sizes: tuple[int, ...]) -> list[Path]:
-    """Traces of ``binary N`` at each of ``sizes`` on 1 and 2 OpenMP threads; OMP_NUM_THREADS is
-    left at 2."""
+def thread_traces(monkeypatch, binary: Path, folder: Path, sizes: tuple[int, ...], *args: object) -> list[Path]:
+    """Traces of ``binary N ARGS`` at each of ``sizes`` on 1 and 2 OpenMP threads; OMP_NUM_THREADS
+    is left at 2."""
     traces = []
     for threads in (1, 2):
         monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        traces += [trace(binary, folder / f"{n}-{threads}.trace", n) for n in sizes]
+        traces += [trace(binary, folder / f"{n}-{threads}.trace", n, *args) for n in sizes]
     return traces
 
 
@@ -456,10 +456,7 @@ def test_a_recursion_whose_depth_grows_with_the_size_is_fitted(tmp_path, monkeyp
     instrumented, plain = build(REAL / "recdescent.c", tmp_path, "-fopenmp")
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     same_output(instrumented, plain, 1000, 2)
-    small = []
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-T{threads}.trace", n, 20) for n in (4096, 8192)]
+    small = thread_traces(monkeypatch, instrumented, tmp_path, (4096, 8192), 20)
     assert cli.main(["model", *map(str, small), "-o", str(tmp_path / "m.json")]) == 0
     data = json.loads((tmp_path / "m.json").read_text())
     assert any("descend is recursive" in f and "call modeled as fit" in f for f in data["fallbacks"]), data["fallbacks"]
@@ -489,10 +486,7 @@ def test_a_recursion_through_parallel_sections_has_one_call_tree(tmp_path, monke
     section's call has a context of its own whoever runs it: one tree, and within 5 % at 8x."""
     instrumented, plain = build(REAL / "sectionsrec.c", tmp_path, "-fopenmp")
     same_output(instrumented, plain, 1000, 1)
-    small = []
-    for threads in (1, 2):
-        monkeypatch.setenv("OMP_NUM_THREADS", str(threads))
-        small += [trace(instrumented, tmp_path / f"{n}-T{threads}.trace", n, 1) for n in (4096, 8192)]
+    small = thread_traces(monkeypatch, instrumented, tmp_path, (4096, 8192), 1)
     shapes = {tuple(sorted("/".join(node.path) for node in CallGraph.from_trace(read_trace(t)).traverse()))
               for t in small}
     assert len(shapes) == 1, shapes
